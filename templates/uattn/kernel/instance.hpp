@@ -1,0 +1,20 @@
+// Macros used by the generated instance files (one extern "C" kernel each; the
+// symbol equals the instance name). Generated files only set template
+// parameters; every line of logic lives in attention.hpp / reduce.hpp.
+#pragma once
+#include "uattn/kernel/attention.hpp"
+#include "uattn/kernel/reduce.hpp"
+
+#define UATTN_ATTENTION_INSTANCE(NAME, ARCH, PATH, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES)            \
+  using NAME##_traits = ::uattn::AttnKernel<::uattn::Arch::ARCH, ::uattn::Path::PATH, QT, KVT, HEAD, BLOCK, \
+                                            FEATS, BM, BN, WAVES>;                                          \
+  UATTN_GLOBAL UATTN_LAUNCH_BOUNDS(NAME##_traits::kThreads) void NAME(::uattn::AttnParams p) {            \
+    UATTN_LDS_DECL(uattn_lds, NAME##_traits::kLdsBytes);                                                   \
+    NAME##_traits::run(p, uattn_lds);                                                                      \
+  }
+
+#define UATTN_REDUCE_INSTANCE(NAME, ARCH, HEAD)                                                 \
+  using NAME##_traits = ::uattn::ReduceKernel<::uattn::Arch::ARCH, HEAD>;                      \
+  UATTN_GLOBAL UATTN_LAUNCH_BOUNDS(NAME##_traits::kThreads) void NAME(::uattn::AttnParams p) { \
+    NAME##_traits::run(p, nullptr);                                                            \
+  }
