@@ -1,0 +1,56 @@
+# Device build: each instance is one translation unit compiled for its
+# architecture to a relocatable AMDGPU object (HIP -> LLVM bitcode -> object,
+# no link-time optimisation, so compiles stay independent and parallel); lld
+# links the objects of one architecture into one code object; the offload
+# bundler packs the code objects into one (compressed) fat bundle:
+#   ${CMAKE_BINARY_DIR}/uattn_kernels.hipfb
+# A compiler launcher (ccache, distcc) set in CMAKE_HIP_COMPILER_LAUNCHER or
+# CMAKE_CXX_COMPILER_LAUNCHER prefixes every device compile.
+set(UATTN_DEVICE_FLAGS -O3 -std=c++17 -nogpuinc -nogpulib -fgpu-rdc -Wall)
+set(_launcher ${CMAKE_HIP_COMPILER_LAUNCHER})
+if(NOT _launcher)
+  set(_launcher ${CMAKE_CXX_COMPILER_LAUNCHER})
+endif()
+set(_tpl "${CMAKE_CURRENT_SOURCE_DIR}/templates")
+set(UATTN_CODE_OBJECTS "")
+# Device-only HIP compiles emit no depfile; every instance depends on the templates.
+file(GLOB_RECURSE _tpl_headers CONFIGURE_DEPENDS "${_tpl}/*.hpp")
+set(_bundle_targets host-x86_64-unknown-linux-gnu)
+set(_bundle_inputs -input=/dev/null)
+foreach(_arch IN LISTS GPU_TARGETS)
+  set(_objs "")
+  set(_odir "${CMAKE_BINARY_DIR}/device/${_arch}")
+  file(MAKE_DIRECTORY "${_odir}")
+  foreach(_inst IN LISTS UATTN_INSTANCES_${_arch})
+    set(_src "${UATTN_GEN_DIR}/instances/${_inst}.hip")
+    add_custom_command(
+      OUTPUT "${_odir}/${_inst}.o"
+      COMMAND ${_launcher} "${CMAKE_HIP_COMPILER}" -x hip --cuda-device-only --offload-arch=${_arch}
+              ${UATTN_DEVICE_FLAGS} -I "${_tpl}" -c "${_src}" -o "${_odir}/${_inst}.bc"
+      COMMAND "${UATTN_CLANG}" -target amdgcn-amd-amdhsa -mcpu=${_arch} -O3 -x ir -c "${_odir}/${_inst}.bc"
+              -o "${_odir}/${_inst}.o"
+      DEPENDS "${_src}" ${_tpl_headers}
+      COMMENT "uattn device ${_arch}: ${_inst}"
+      VERBATIM)
+    list(APPEND _objs "${_odir}/${_inst}.o")
+  endforeach()
+  set(_co "${CMAKE_BINARY_DIR}/uattn_${_arch}.co")
+  add_custom_command(
+    OUTPUT "${_co}"
+    COMMAND "${UATTN_LLD}" -shared -o "${_co}" ${_objs}
+    DEPENDS ${_objs}
+    COMMENT "uattn: linking the ${_arch} code object"
+    VERBATIM)
+  list(APPEND UATTN_CODE_OBJECTS "${_co}")
+  string(APPEND _bundle_targets ",hipv4-amdgcn-amd-amdhsa--${_arch}")
+  list(APPEND _bundle_inputs "-input=${_co}")
+endforeach()
+set(UATTN_BUNDLE "${CMAKE_BINARY_DIR}/uattn_kernels.hipfb")
+add_custom_command(
+  OUTPUT "${UATTN_BUNDLE}"
+  COMMAND "${UATTN_BUNDLER}" -type=o "-targets=${_bundle_targets}" ${_bundle_inputs}
+          "-output=${UATTN_BUNDLE}" --compress
+  DEPENDS ${UATTN_CODE_OBJECTS}
+  COMMENT "uattn: packing the offload bundle"
+  VERBATIM)
+add_custom_target(uattn_bundle ALL DEPENDS "${UATTN_BUNDLE}")

@@ -1,0 +1,37 @@
+# Runs generator/uattn_gen at configure time. The generator writes files only
+# when their content changes, so re-running it is cheap and Ninja rebuilds only
+# the instances that changed. The matrix and the generator are configure
+# dependencies: editing either re-runs this step on the next build.
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+set(UATTN_GEN_DIR "${CMAKE_BINARY_DIR}/generated")
+set(_gen_args generate --out "${UATTN_GEN_DIR}")
+foreach(_m IN LISTS UATTN_MATRIX)
+  list(APPEND _gen_args --matrix "${_m}")
+endforeach()
+if(UATTN_SUBSET)
+  list(APPEND _gen_args --subset "${UATTN_SUBSET}")
+endif()
+if(UATTN_FILTER)
+  list(APPEND _gen_args --filter "${UATTN_FILTER}")
+endif()
+execute_process(
+  COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/generator"
+          "${Python3_EXECUTABLE}" -m uattn_gen ${_gen_args}
+  RESULT_VARIABLE _rc ERROR_VARIABLE _err OUTPUT_VARIABLE _out)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "uattn: instance generation failed:\n${_err}${_out}")
+endif()
+include("${UATTN_GEN_DIR}/instances.cmake")
+file(GLOB_RECURSE _gen_py CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/generator/uattn_gen/*.py" "${CMAKE_CURRENT_SOURCE_DIR}/generator/uattn_gen/*.j2")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${UATTN_MATRIX} ${_gen_py})
+
+# Instances of this build, per architecture requested in GPU_TARGETS.
+set(UATTN_ALL_INSTANCES "")
+foreach(_arch gfx950 gfx1030)
+  if(NOT _arch IN_LIST GPU_TARGETS)
+    set(UATTN_INSTANCES_${_arch} "")
+  endif()
+  list(APPEND UATTN_ALL_INSTANCES ${UATTN_INSTANCES_${_arch}})
+endforeach()
+list(LENGTH UATTN_ALL_INSTANCES _n)
+message(STATUS "uattn: ${_n} instances generated in ${UATTN_GEN_DIR}")

@@ -1,0 +1,119 @@
+/* uattn C API: paged "unified attention" (vLLM/AITER convention) for FFI users
+ * (ctypes, cffi, Rust bindgen, ...). Mirrors the C++ API of uattn/runtime.hpp.
+ *
+ * Contract of every argument: SPEC.md s.1 (docs/contract.md). In short:
+ *   q, out            [num_tokens, Hq, D]                 f16 / bf16 (out also fp8e4m3)
+ *   k_cache, v_cache  [num_blocks, block_size, Hkv, D]    q's dtype or fp8e4m3
+ *   cu_seqlens_q      [num_seqs + 1] int32, device memory (prefix sums from 0)
+ *   seqused_k         [num_seqs] int32, device memory (KV length incl. new tokens)
+ *   block_table       [num_seqs, block_table_stride] int32, device memory
+ * Strides are in elements; only the last dimension must be contiguous.
+ *
+ * Errors: every function returns a uattn_status_t; the text of the last error of
+ * the calling thread is uattn_last_error_message() (never NULL, "" after success).
+ * No function aborts or throws across the C boundary.
+ *
+ * Thread safety: one runtime may be used from many threads at once.
+ */
+#ifndef UATTN_UATTN_H_
+#define UATTN_UATTN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum uattn_status {
+  UATTN_OK = 0,
+  UATTN_ERR_INVALID_ARGUMENT = 1, /* an argument breaks the contract; nothing was launched */
+  UATTN_ERR_NO_DEVICE = 2,        /* no ROCm-capable device is visible */
+  UATTN_ERR_UNSUPPORTED_ARCH = 3, /* the device's architecture has no code object in the bundle */
+  UATTN_ERR_NO_INSTANCE = 4,      /* no kernel instance serves this problem (see the message) */
+  UATTN_ERR_BUNDLE = 5,           /* the kernel bundle cannot be found, read or parsed */
+  UATTN_ERR_HIP = 6               /* a HIP call failed (the message names the call and the error) */
+} uattn_status_t;
+
+/* Values equal uattn::DType. */
+typedef enum uattn_dtype { UATTN_DTYPE_F16 = 0, UATTN_DTYPE_BF16 = 1, UATTN_DTYPE_FP8E4M3 = 2 } uattn_dtype_t;
+
+/* Values equal uattn::ForcePath. */
+typedef enum uattn_path { UATTN_PATH_AUTO = 0, UATTN_PATH_2D = 1, UATTN_PATH_3D = 2 } uattn_path_t;
+
+typedef struct uattn_tensor {
+  const void* data;  /* device pointer; may be NULL only when the tensor has no elements */
+  int32_t dtype;     /* uattn_dtype_t */
+  int32_t rank;      /* 3 for q/out, 4 for the caches */
+  int64_t shape[5];
+  int64_t stride[5]; /* in elements */
+} uattn_tensor_t;
+
+typedef struct uattn_args {
+  uattn_tensor_t q, k_cache, v_cache, out;
+  const int32_t* cu_seqlens_q; /* device pointers */
+  const int32_t* seqused_k;
+  const int32_t* block_table;
+  int32_t num_seqs;
+  int32_t max_blocks_per_seq;  /* columns of block_table in use */
+  int64_t block_table_stride;  /* row stride of block_table, elements */
+  int32_t max_seqlen_q;        /* host-known bounds of q_len and seqused_k */
+  int32_t max_seqlen_k;
+  float softmax_scale;
+  int32_t window_left;         /* -1 = no sliding window; window W -> W - 1 */
+  float softcap;               /* 0 = off */
+  float k_scale, v_scale;      /* fp8 KV dequantisation; 1 otherwise */
+  const float* alibi_slopes;   /* [Hq] or NULL */
+  const float* qq_bias;        /* [max_seqlen_q, qq_bias_stride] or NULL */
+  int32_t qq_bias_stride;
+  const float* sinks;          /* [Hq] or NULL */
+  float output_scale;          /* fp8 out only; 1 otherwise */
+} uattn_args_t;
+
+/* Selection options; pass NULL for the defaults (automatic path, every instance). */
+typedef struct uattn_options {
+  int32_t path;         /* uattn_path_t */
+  const char* filter;   /* glob over instance names ('*', '?'); NULL or "" = all */
+  int32_t num_segments; /* 3D only; 0 = chosen by the selector */
+} uattn_options_t;
+
+typedef struct uattn_runtime uattn_runtime_t;
+
+/* Fills *args with the defaults: everything 0 / NULL except window_left = -1
+ * and k_scale = v_scale = output_scale = 1. */
+void uattn_args_init(uattn_args_t* args);
+
+/* Creates a runtime from the kernel bundle file uattn_kernels.hipfb.
+ * bundle_path NULL or "": $UATTN_LIBRARY_PATH (a file or its folder), else
+ * <folder of libuattn>/uattn/, <folder of libuattn or of the executable>/../lib/uattn/
+ * (file uattn_kernels.hipfb), else the build tree's bundle. On failure the
+ * message names every path tried. Loads no code object yet (that happens on the
+ * first uattn_run per device). */
+uattn_status_t uattn_runtime_create(const char* bundle_path, uattn_runtime_t** out);
+/* Same from bundle bytes in memory (copied). */
+uattn_status_t uattn_runtime_create_from_buffer(const void* data, size_t size, uattn_runtime_t** out);
+void uattn_runtime_destroy(uattn_runtime_t* rt); /* NULL is a no-op */
+
+/* Text of the calling thread's last error ("" after a success). Valid until the
+ * thread's next uattn call. */
+const char* uattn_last_error_message(void);
+
+/* Checks the arguments against the contract (host-side; reads no device memory). */
+uattn_status_t uattn_validate(const uattn_args_t* args);
+
+/* Workspace bytes uattn_run needs on the current device (0 for the 2D path). */
+uattn_status_t uattn_workspace_size(uattn_runtime_t* rt, const uattn_args_t* args, const uattn_options_t* opt,
+                                    size_t* bytes);
+
+/* Validates, selects an instance for the current HIP device and launches it
+ * (plus the reduce kernel on the 3D path) on `stream` (a hipStream_t; NULL = the
+ * default stream). Asynchronous; workspace must hold uattn_workspace_size bytes
+ * of device memory (may be NULL when that is 0). */
+uattn_status_t uattn_run(uattn_runtime_t* rt, const uattn_args_t* args, void* workspace, size_t workspace_bytes,
+                         void* stream, const uattn_options_t* opt);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* UATTN_UATTN_H_ */

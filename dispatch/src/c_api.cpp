@@ -1,0 +1,175 @@
+// extern "C" wrapper of uattn::Runtime (uattn.h). Converts the plain C structs,
+// records the calling thread's last error message and keeps every C++ exception
+// (only std::bad_alloc is possible) from crossing the C boundary.
+#include <exception>
+#include <new>
+#include <string>
+
+#include "uattn/runtime.hpp"
+#include "uattn/uattn.h"
+
+static_assert((int)uattn::DType::f16 == UATTN_DTYPE_F16 && (int)uattn::DType::bf16 == UATTN_DTYPE_BF16 &&
+                  (int)uattn::DType::fp8e4m3 == UATTN_DTYPE_FP8E4M3,
+              "uattn_dtype_t mirrors uattn::DType");
+static_assert((int)uattn::ForcePath::kAuto == UATTN_PATH_AUTO && (int)uattn::ForcePath::k2D == UATTN_PATH_2D &&
+                  (int)uattn::ForcePath::k3D == UATTN_PATH_3D,
+              "uattn_path_t mirrors uattn::ForcePath");
+
+struct uattn_runtime {
+  std::unique_ptr<uattn::Runtime> rt;
+};
+
+namespace {
+
+thread_local std::string g_last_error;
+
+uattn_status_t finish(const uattn::Status& s) {
+  g_last_error = s.message;
+  return static_cast<uattn_status_t>(s.code);
+}
+
+uattn_status_t null_arg(const char* fn, const char* arg) {
+  return finish({uattn::kInvalidArgument, std::string("uattn: ") + fn + ": " + arg + " is null"});
+}
+
+uattn::TensorDesc to_cpp(const uattn_tensor_t& t) {
+  uattn::TensorDesc d;
+  d.data = t.data;
+  d.dtype = static_cast<uattn::DType>(t.dtype);
+  d.rank = t.rank;
+  for (int i = 0; i < 5; ++i) { d.shape[i] = t.shape[i]; d.stride[i] = t.stride[i]; }
+  return d;
+}
+
+uattn::AttentionArgs to_cpp(const uattn_args_t& a) {
+  uattn::AttentionArgs r;
+  r.q = to_cpp(a.q);
+  r.k_cache = to_cpp(a.k_cache);
+  r.v_cache = to_cpp(a.v_cache);
+  r.out = to_cpp(a.out);
+  r.cu_seqlens_q = a.cu_seqlens_q;
+  r.seqused_k = a.seqused_k;
+  r.block_table = a.block_table;
+  r.num_seqs = a.num_seqs;
+  r.block_table_stride = a.block_table_stride;
+  r.max_blocks_per_seq = a.max_blocks_per_seq;
+  r.max_seqlen_q = a.max_seqlen_q;
+  r.max_seqlen_k = a.max_seqlen_k;
+  r.softmax_scale = a.softmax_scale;
+  r.window_left = a.window_left;
+  r.softcap = a.softcap;
+  r.k_scale = a.k_scale;
+  r.v_scale = a.v_scale;
+  r.alibi_slopes = a.alibi_slopes;
+  r.qq_bias = a.qq_bias;
+  r.qq_bias_stride = a.qq_bias_stride;
+  r.sinks = a.sinks;
+  r.output_scale = a.output_scale;
+  return r;
+}
+
+uattn::SelectOptions to_cpp(const uattn_options_t* o) {
+  uattn::SelectOptions s;
+  if (!o) return s;
+  s.path = static_cast<uattn::ForcePath>(o->path);
+  if (o->filter) s.filter = o->filter;
+  s.num_segments = o->num_segments;
+  return s;
+}
+
+bool bad_options(const uattn_options_t* o, uattn::Status* s) {
+  if (o && (o->path < UATTN_PATH_AUTO || o->path > UATTN_PATH_3D)) {
+    *s = {uattn::kInvalidArgument, "uattn: options.path = " + std::to_string(o->path) +
+                                       "; expected UATTN_PATH_AUTO (0), UATTN_PATH_2D (1) or UATTN_PATH_3D (2)"};
+    return true;
+  }
+  if (o && o->num_segments < 0) {
+    *s = {uattn::kInvalidArgument,
+          "uattn: options.num_segments = " + std::to_string(o->num_segments) + "; expected >= 0 (0 = automatic)"};
+    return true;
+  }
+  return false;
+}
+
+template <class F>
+uattn_status_t guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return finish({uattn::kHip, "uattn: out of host memory"});
+  } catch (const std::exception& e) {
+    return finish({uattn::kHip, std::string("uattn: internal error: ") + e.what()});
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+void uattn_args_init(uattn_args_t* args) {
+  if (!args) return;
+  *args = uattn_args_t{};
+  args->window_left = -1;
+  args->k_scale = 1.0f;
+  args->v_scale = 1.0f;
+  args->output_scale = 1.0f;
+}
+
+uattn_status_t uattn_runtime_create(const char* bundle_path, uattn_runtime_t** out) {
+  if (!out) return null_arg("uattn_runtime_create", "out");
+  *out = nullptr;
+  return guarded([&] {
+    std::unique_ptr<uattn::Runtime> rt;
+    uattn::Status s = uattn::Runtime::create(&rt, bundle_path ? bundle_path : "");
+    if (s.ok()) *out = new uattn_runtime{std::move(rt)};
+    return finish(s);
+  });
+}
+
+uattn_status_t uattn_runtime_create_from_buffer(const void* data, size_t size, uattn_runtime_t** out) {
+  if (!out) return null_arg("uattn_runtime_create_from_buffer", "out");
+  *out = nullptr;
+  if (!data && size > 0) return null_arg("uattn_runtime_create_from_buffer", "data");
+  return guarded([&] {
+    const uint8_t* p = static_cast<const uint8_t*>(data);
+    std::unique_ptr<uattn::Runtime> rt;
+    uattn::Status s = uattn::Runtime::create_from_buffer(&rt, std::vector<uint8_t>(p, p + size));
+    if (s.ok()) *out = new uattn_runtime{std::move(rt)};
+    return finish(s);
+  });
+}
+
+void uattn_runtime_destroy(uattn_runtime_t* rt) { delete rt; }
+
+const char* uattn_last_error_message(void) { return g_last_error.c_str(); }
+
+uattn_status_t uattn_validate(const uattn_args_t* args) {
+  if (!args) return null_arg("uattn_validate", "args");
+  return guarded([&] { return finish(uattn::validate(to_cpp(*args))); });
+}
+
+uattn_status_t uattn_workspace_size(uattn_runtime_t* rt, const uattn_args_t* args, const uattn_options_t* opt,
+                                    size_t* bytes) {
+  if (!rt) return null_arg("uattn_workspace_size", "rt");
+  if (!args) return null_arg("uattn_workspace_size", "args");
+  if (!bytes) return null_arg("uattn_workspace_size", "bytes");
+  *bytes = 0;
+  return guarded([&] {
+    uattn::Status s;
+    if (bad_options(opt, &s)) return finish(s);
+    return finish(rt->rt->workspace_size(to_cpp(*args), bytes, to_cpp(opt)));
+  });
+}
+
+uattn_status_t uattn_run(uattn_runtime_t* rt, const uattn_args_t* args, void* workspace, size_t workspace_bytes,
+                         void* stream, const uattn_options_t* opt) {
+  if (!rt) return null_arg("uattn_run", "rt");
+  if (!args) return null_arg("uattn_run", "args");
+  return guarded([&] {
+    uattn::Status s;
+    if (bad_options(opt, &s)) return finish(s);
+    return finish(rt->rt->run(to_cpp(*args), workspace, workspace_bytes, stream, to_cpp(opt)));
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,276 @@
+// uattn::Runtime: device probing, lazy per-device code-object loading, kernel
+// lookup and launch through the HIP module API. Every HIP error comes back as a
+// Status naming the call and the error (hipGetErrorName: hipGetErrorString).
+#include "uattn/runtime.hpp"
+
+#include <hip/hip_runtime_api.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+
+namespace uattn {
+
+static_assert(sizeof(AttnParams) % 8 == 0, "AttnParams is passed as one kernel-argument buffer");
+
+namespace {
+
+std::string hip_error(hipError_t e) {
+  return std::string(hipGetErrorName(e)) + ": " + hipGetErrorString(e);
+}
+
+Status hip_failed(const std::string& call, hipError_t e) {
+  return Status{kHip, "uattn: " + call + " failed (" + hip_error(e) + ")"};
+}
+
+bool arch_from_name(const std::string& processor, Arch* a) {
+  if (processor == "gfx950") { *a = Arch::gfx950; return true; }
+  if (processor == "gfx1030") { *a = Arch::gfx1030; return true; }
+  return false;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "none" : s;
+}
+
+// Architectures the lookup table (built with the bundle) has rows for.
+std::vector<std::string> table_archs() {
+  std::vector<std::string> out;
+  for (const InstanceRow& r : all_rows()) {
+    const std::string a = to_string(r.arch);
+    bool seen = false;
+    for (const std::string& x : out) seen = seen || x == a;
+    if (!seen) out.push_back(a);
+  }
+  return out;
+}
+
+struct DeviceState {
+  bool probed = false;
+  Status probe;             // result of the first probe (kept: the device does not change)
+  std::string name;         // hipDeviceProp_t::name
+  std::string gcn_arch;     // hipDeviceProp_t::gcnArchName, e.g. "gfx950:sramecc+:xnack-"
+  Arch arch = Arch::gfx950;
+  int cus = 0;
+  bool load_tried = false;
+  Status load;              // result of hipModuleLoadData
+  hipModule_t module = nullptr;
+  std::unordered_map<std::string, hipFunction_t> functions;
+};
+
+}  // namespace
+
+struct Runtime::Impl {
+  std::vector<uint8_t> bundle;
+  std::string path;
+  BundleInfo info;
+  std::mutex mu;
+  std::map<int, DeviceState> devices;
+
+  ~Impl() {
+    for (auto& d : devices)
+      if (d.second.module) (void)hipModuleUnload(d.second.module);
+  }
+
+  std::string bundle_archs() const {
+    if (!info.compressed) return join(info.archs);
+    return join(table_archs()) + " (per the lookup table built with it; the bundle is compressed)";
+  }
+
+  // The current device, probed once. Called with mu held.
+  Status current_device(DeviceState** out, int* device_id) {
+    int dev = -1;
+    hipError_t e = hipGetDevice(&dev);
+    if (e != hipSuccess) {
+      int count = 0;
+      const hipError_t ec = hipGetDeviceCount(&count);
+      if (ec != hipSuccess || count == 0) {
+        std::string m = "uattn: no ROCm-capable device is visible (hipGetDeviceCount: " +
+                        (ec != hipSuccess ? hip_error(ec) : std::string("0 devices")) + ")";
+        const char* vis = std::getenv("HIP_VISIBLE_DEVICES");
+        if (vis) m += "; HIP_VISIBLE_DEVICES='" + std::string(vis) + "'";
+        return Status{kNoDevice, m};
+      }
+      return hip_failed("hipGetDevice", e);
+    }
+    DeviceState& d = devices[dev];
+    *device_id = dev;
+    *out = &d;
+    if (d.probed) return d.probe;
+    d.probed = true;
+    hipDeviceProp_t prop;
+    e = hipGetDeviceProperties(&prop, dev);
+    if (e != hipSuccess) return d.probe = hip_failed("hipGetDeviceProperties(device " + std::to_string(dev) + ")", e);
+    d.name = prop.name;
+    d.gcn_arch = prop.gcnArchName;
+    d.cus = prop.multiProcessorCount;
+    const std::string processor = d.gcn_arch.substr(0, d.gcn_arch.find(':'));
+    bool in_bundle = info.compressed;
+    for (const std::string& a : info.archs) in_bundle = in_bundle || a == processor;
+    bool in_table = false;
+    Arch arch;
+    if (arch_from_name(processor, &arch))
+      for (const InstanceRow& r : all_rows()) in_table = in_table || r.arch == arch;
+    if (!in_bundle || !in_table) {
+      std::ostringstream m;
+      m << "uattn: device " << dev << " (" << d.name << ") is " << d.gcn_arch
+        << ", which the kernel bundle does not serve: " << path << " has code objects for " << bundle_archs();
+      if (arch_from_name(processor, &arch))
+        m << "; rebuild uattn with " << processor << " in GPU_TARGETS (-DGPU_TARGETS=\"gfx950;gfx1030\")";
+      else
+        m << "; uattn serves gfx950 and gfx1030 only";
+      return d.probe = Status{kUnsupportedArch, m.str()};
+    }
+    d.arch = arch;
+    return d.probe = Status::Ok();
+  }
+
+  // hipModuleLoadData once per device. Called with mu held, `dev` current.
+  Status ensure_module(DeviceState& d, int dev) {
+    if (d.load_tried) return d.load;
+    d.load_tried = true;
+    // An uncompressed bundle: hand HIP the device's own code object (an ELF);
+    // a compressed one: the whole bundle (the HIP runtime decompresses and picks).
+    const void* image = bundle.data();
+    if (!info.compressed) {
+      const std::string processor = d.gcn_arch.substr(0, d.gcn_arch.find(':'));
+      for (const BundleEntry& en : info.entries)
+        if (en.arch == processor && en.size > 0) { image = bundle.data() + en.offset; break; }
+    }
+    const hipError_t e = hipModuleLoadData(&d.module, image);
+    if (e == hipSuccess) return d.load = Status::Ok();
+    d.module = nullptr;
+    if (e == hipErrorNoBinaryForGpu || e == hipErrorInvalidImage || e == hipErrorInvalidKernelFile)
+      return d.load = Status{kUnsupportedArch, "uattn: hipModuleLoadData on device " + std::to_string(dev) + " (" +
+                                                   d.name + ", " + d.gcn_arch + ") failed (" + hip_error(e) +
+                                                   "): the kernel bundle " + path + " has code objects for " +
+                                                   bundle_archs()};
+    return d.load = hip_failed("hipModuleLoadData(" + path + ") on device " + std::to_string(dev), e);
+  }
+
+  // Cached hipModuleGetFunction. Called with mu held.
+  Status function(DeviceState& d, const char* name, hipFunction_t* f) {
+    auto it = d.functions.find(name);
+    if (it != d.functions.end()) { *f = it->second; return Status::Ok(); }
+    const hipError_t e = hipModuleGetFunction(f, d.module, name);
+    if (e != hipSuccess)
+      return Status{e == hipErrorNotFound ? kBundle : kHip,
+                    "uattn: hipModuleGetFunction(" + std::string(name) + ") failed (" + hip_error(e) +
+                        "): the kernel bundle " + path + " does not match the lookup table (rebuild both together)"};
+    d.functions.emplace(name, *f);
+    return Status::Ok();
+  }
+};
+
+namespace {
+
+bool empty_call(const AttentionArgs& a) { return a.num_seqs == 0 || a.q.shape[0] == 0; }
+
+Status launch(hipFunction_t f, const KernelLaunch& k, AttnParams* params, void* stream) {
+  size_t size = sizeof(AttnParams);
+  void* config[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, params, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                    HIP_LAUNCH_PARAM_END};
+  const hipError_t e = hipModuleLaunchKernel(f, k.grid.x, k.grid.y, k.grid.z, k.threads, 1, 1, /*sharedMemBytes=*/0,
+                                             static_cast<hipStream_t>(stream), nullptr, config);
+  if (e == hipSuccess) return Status::Ok();
+  std::ostringstream c;
+  c << "hipModuleLaunchKernel(" << k.row->name << ", grid " << k.grid.x << "x" << k.grid.y << "x" << k.grid.z
+    << ", block " << k.threads << ")";
+  return hip_failed(c.str(), e);
+}
+
+}  // namespace
+
+Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Runtime::~Runtime() = default;
+
+Status Runtime::create(std::unique_ptr<Runtime>* out, const std::string& bundle_path) {
+  std::vector<uint8_t> bytes;
+  std::string used;
+  Status s = read_bundle(bundle_path, &bytes, &used);
+  if (!s.ok()) return s;
+  s = create_from_buffer(out, std::move(bytes));
+  if (s.ok()) (*out)->impl_->path = used;
+  return s;
+}
+
+Status Runtime::create_from_buffer(std::unique_ptr<Runtime>* out, std::vector<uint8_t> bundle) {
+  auto impl = std::make_unique<Impl>();
+  Status s = parse_bundle(bundle, &impl->info);
+  if (!s.ok()) return Status{kBundle, s.message + " in the buffer given to create_from_buffer"};
+  impl->bundle = std::move(bundle);
+  impl->path = "<memory>";
+  out->reset(new Runtime(std::move(impl)));
+  return Status::Ok();
+}
+
+const std::string& Runtime::bundle_path() const { return impl_->path; }
+const BundleInfo& Runtime::bundle_info() const { return impl_->info; }
+
+Status Runtime::plan(const AttentionArgs& args, Selection* sel, const SelectOptions& opt) {
+  Status s = validate(args);
+  if (!s.ok()) return s;
+  DeviceState* d = nullptr;
+  int dev = -1;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    s = impl_->current_device(&d, &dev);
+  }
+  if (!s.ok()) return s;
+  *sel = select(describe(args, d->arch, d->cus), opt);
+  if (!sel->ok)
+    return Status{kNoInstance, "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel->error};
+  return Status::Ok();
+}
+
+Status Runtime::workspace_size(const AttentionArgs& args, size_t* bytes, const SelectOptions& opt) {
+  *bytes = 0;
+  Status s = validate(args);
+  if (!s.ok() || empty_call(args)) return s;
+  Selection sel;
+  s = plan(args, &sel, opt);
+  if (s.ok()) *bytes = (size_t)sel.workspace_bytes;
+  return s;
+}
+
+Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace_bytes, void* stream,
+                    const SelectOptions& opt) {
+  Status s = validate(args);
+  if (!s.ok() || empty_call(args)) return s;
+  Selection sel;
+  s = plan(args, &sel, opt);
+  if (!s.ok()) return s;
+  if (sel.path == Path::k3D) {
+    if (!workspace || workspace_bytes < sel.workspace_bytes) {
+      std::ostringstream m;
+      m << "uattn: workspace_bytes = " << workspace_bytes << (workspace ? "" : " (workspace null)") << " < "
+        << sel.workspace_bytes << " needed by the 3D path (" << sel.num_segments << " segments, "
+        << sel.attention.row->name << "); allocate Runtime::workspace_size() bytes";
+      return Status{kInvalidArgument, m.str()};
+    }
+    if (reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
+      return Status{kInvalidArgument, "uattn: workspace is not 16-byte aligned; expected device memory from hipMalloc"};
+  }
+  hipFunction_t fa = nullptr, fr = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    DeviceState* d = nullptr;
+    int dev = -1;
+    s = impl_->current_device(&d, &dev);
+    if (s.ok()) s = impl_->ensure_module(*d, dev);
+    if (s.ok()) s = impl_->function(*d, sel.attention.row->name, &fa);
+    if (s.ok() && sel.path == Path::k3D) s = impl_->function(*d, sel.reduce.row->name, &fr);
+  }
+  if (!s.ok()) return s;
+  AttnParams params = make_params(args, sel, workspace);
+  s = launch(fa, sel.attention, &params, stream);
+  if (s.ok() && sel.path == Path::k3D) s = launch(fr, sel.reduce, &params, stream);
+  return s;
+}
+
+}  // namespace uattn

@@ -1,0 +1,206 @@
+// Selection: problem -> (path, instance, launch configuration).
+//
+// Rows are scanned in table order (most specialised first: exact block_size
+// before generic, fewer compiled-in features before more); the first row that
+// serves the problem with the preferred tile wins, else the first that serves it
+// with any tile. The path heuristic follows the peer selector described in
+// docs/architecture.md: 2D when a sliding window bounds the work, when
+// max_seqlen_k is short, or when the 2D grid alone fills the device; 3D
+// split-KV otherwise, with enough segments for ~2 workgroups per CU.
+#include <algorithm>
+#include <sstream>
+
+#include "uattn/table.hpp"
+
+namespace uattn {
+
+const char* to_string(Arch a) { return a == Arch::gfx950 ? "gfx950" : "gfx1030"; }
+const char* to_string(Path p) { return p == Path::k2D ? "2d" : p == Path::k3D ? "3d" : "reduce"; }
+const char* to_string(DType d) {
+  switch (d) {
+    case DType::f16: return "f16";
+    case DType::bf16: return "bf16";
+    case DType::fp8e4m3: return "fp8e4m3";
+  }
+  return "?";
+}
+std::string features_to_string(uint32_t f) {
+  if (f == 0) return "plain";
+  static const char* names[] = {"window", "softcap", "alibi", "qq_bias", "sinks"};
+  std::string s;
+  for (int i = 0; i < 5; ++i)
+    if (f & (1u << i)) s += (s.empty() ? "" : "+") + std::string(names[i]);
+  return s;
+}
+
+bool glob_match(const char* pat, const char* s) {
+  // Iterative '*'/'?' matcher with single backtrack point.
+  const char *star = nullptr, *ss = nullptr;
+  while (*s) {
+    if (*pat == '?' || *pat == *s) { ++pat; ++s; }
+    else if (*pat == '*') { star = pat++; ss = s; }
+    else if (star) { pat = star + 1; s = ++ss; }
+    else return false;
+  }
+  while (*pat == '*') ++pat;
+  return *pat == 0;
+}
+
+WorkspaceLayout workspace_layout(int num_tokens, int num_q_heads, int num_segments, int head_size) {
+  const uint64_t rows = (uint64_t)num_tokens * (uint64_t)num_q_heads * (uint64_t)num_segments;
+  WorkspaceLayout w;
+  w.acc_offset = 0;
+  w.max_offset = rows * (uint64_t)head_size * 4u;
+  w.sum_offset = w.max_offset + rows * 4u;
+  w.total_bytes = w.sum_offset + rows * 4u;
+  return w;
+}
+
+namespace {
+
+int default_cus(Arch a) { return a == Arch::gfx950 ? 256 : 72; }  // MI355X, V620 (SPEC.md s.3)
+
+bool serves(const InstanceRow& r, const ProblemDesc& p, Path path) {
+  return r.arch == p.arch && r.path == path && r.q_dtype == p.q_dtype && r.kv_dtype == p.kv_dtype &&
+         r.head_size == p.head_size && (r.block_size == 0 || r.block_size == p.block_size) &&
+         (p.features & ~r.features) == 0;
+}
+
+uint64_t grid_x(const ProblemDesc& p, int block_m) {
+  const int qpk = p.num_q_heads / p.num_kv_heads;
+  return (uint64_t)p.num_tokens * (uint64_t)qpk / (uint64_t)block_m + (uint64_t)p.num_seqs;
+}
+
+std::string nearest(const ProblemDesc& p, Path path) {
+  struct Cand { int score; const InstanceRow* r; };
+  std::vector<Cand> c;
+  for (const InstanceRow& r : all_rows()) {
+    if (r.arch != p.arch || r.path == Path::kReduce) continue;
+    int s = (r.path == path) + 2 * (r.q_dtype == p.q_dtype) + 2 * (r.kv_dtype == p.kv_dtype) +
+            2 * (r.head_size == p.head_size) + (r.block_size == 0 || r.block_size == p.block_size) +
+            ((p.features & ~r.features) == 0);
+    c.push_back({s, &r});
+  }
+  std::stable_sort(c.begin(), c.end(), [](const Cand& a, const Cand& b) { return a.score > b.score; });
+  std::string out;
+  for (size_t i = 0; i < c.size() && i < 3; ++i) out += (i ? ", " : "") + std::string(c[i].r->name);
+  return out.empty() ? "none for this architecture" : out;
+}
+
+std::string describe(const ProblemDesc& p) {
+  std::ostringstream o;
+  o << "arch=" << to_string(p.arch) << " q_dtype=" << to_string(p.q_dtype) << " kv_dtype=" << to_string(p.kv_dtype)
+    << " head_size=" << p.head_size << " block_size=" << p.block_size << " features=" << features_to_string(p.features);
+  return o.str();
+}
+
+std::string check(const ProblemDesc& p) {
+  std::ostringstream e;
+  if (p.q_dtype != DType::f16 && p.q_dtype != DType::bf16)
+    e << "q_dtype=" << to_string(p.q_dtype) << ": expected f16 or bf16";
+  else if (p.kv_dtype != p.q_dtype && p.kv_dtype != DType::fp8e4m3)
+    e << "kv_dtype=" << to_string(p.kv_dtype) << " with q_dtype=" << to_string(p.q_dtype)
+      << ": expected the q dtype or fp8e4m3";
+  else if (p.out_dtype != p.q_dtype && p.out_dtype != DType::fp8e4m3)
+    e << "out_dtype=" << to_string(p.out_dtype) << ": expected the q dtype or fp8e4m3";
+  else if (p.head_size <= 0) e << "head_size=" << p.head_size << ": expected a positive head size";
+  else if (p.block_size < 1) e << "block_size=" << p.block_size << ": expected >= 1";
+  else if (p.num_kv_heads < 1 || p.num_q_heads < 1 || p.num_q_heads % p.num_kv_heads != 0)
+    e << "num_q_heads=" << p.num_q_heads << ", num_kv_heads=" << p.num_kv_heads
+      << ": expected num_q_heads a positive multiple of num_kv_heads";
+  else if (p.num_seqs < 0 || p.num_tokens < 0) e << "num_seqs=" << p.num_seqs << ", num_tokens=" << p.num_tokens << ": expected >= 0";
+  else if ((p.features & ~kFeatAll) != 0) e << "features=0x" << std::hex << p.features << ": unknown feature bits";
+  return e.str();
+}
+
+}  // namespace
+
+Selection select(const ProblemDesc& p, const SelectOptions& opt) {
+  Selection sel;
+  const std::string bad = check(p);
+  if (!bad.empty()) { sel.error = "invalid problem: " + bad; return sel; }
+  const int cus = p.num_cus > 0 ? p.num_cus : default_cus(p.arch);
+  const int qpk = p.num_q_heads / p.num_kv_heads;
+  const int rows_per_wave = uattn::rows_per_wave(p.arch);
+  std::ostringstream why;
+
+  // Preferred tile: the large (multi-wave) tile when one sequence has enough
+  // packed rows (q_len x qpk) to fill it, else the one-wave tile.
+  const int large_m = rows_per_wave * 4;
+  const bool want_large = (int64_t)p.max_seqlen_q * qpk >= large_m;
+
+  auto pick = [&](Path path, bool large) -> const InstanceRow* {
+    const InstanceRow* fallback = nullptr;
+    for (const InstanceRow& r : all_rows()) {
+      if (!serves(r, p, path)) continue;
+      if (!opt.filter.empty() && !glob_match(opt.filter.c_str(), r.name)) continue;
+      if ((r.block_m >= large_m) == large) return &r;
+      if (!fallback) fallback = &r;
+    }
+    return fallback;
+  };
+
+  Path path;
+  if (opt.path == ForcePath::k2D) { path = Path::k2D; why << "path 2d: forced; "; }
+  else if (opt.path == ForcePath::k3D) { path = Path::k3D; why << "path 3d: forced; "; }
+  else {
+    const bool window = (p.features & kFeatWindow) != 0;
+    const InstanceRow* r2 = pick(Path::k2D, want_large);
+    const uint64_t wg2d = r2 ? grid_x(p, r2->block_m) * (uint64_t)p.num_kv_heads : 0;
+    if (window) { path = Path::k2D; why << "path 2d: a sliding window bounds the KV range; "; }
+    else if (p.max_seqlen_k <= 256) { path = Path::k2D; why << "path 2d: max_seqlen_k=" << p.max_seqlen_k << " <= 256; "; }
+    else if (wg2d >= (uint64_t)cus) { path = Path::k2D; why << "path 2d: " << wg2d << " workgroups fill " << cus << " CUs; "; }
+    else { path = Path::k3D; why << "path 3d: " << wg2d << " 2D workgroups < " << cus << " CUs; "; }
+    if (!pick(path, want_large)) {  // fall back to the other path if only it is served
+      const Path other = path == Path::k2D ? Path::k3D : Path::k2D;
+      if (pick(other, want_large)) { path = other; why << "only " << to_string(other) << " serves this problem; "; }
+    }
+  }
+
+  const InstanceRow* row = pick(path, path == Path::k2D && want_large);
+  if (!row) {
+    sel.error = "no instance for " + describe(p) + " path=" + to_string(path) +
+                (opt.filter.empty() ? "" : " filter='" + opt.filter + "'") + "; nearest: " + nearest(p, path);
+    return sel;
+  }
+  sel.path = path;
+  sel.attention.row = row;
+  sel.attention.threads = (uint32_t)(row->waves * row->wave_size);
+  sel.attention.lds_bytes = row->lds_bytes;
+  const uint64_t gx = grid_x(p, row->block_m);
+  if (gx > 0x7fffffffull) { sel.error = "num_tokens=" + std::to_string(p.num_tokens) + ": grid too large"; return sel; }
+  sel.attention.grid = Dim3{(uint32_t)gx, (uint32_t)p.num_kv_heads, 1};
+  why << "instance " << row->name << " (first row serving " << describe(p) << ")";
+
+  if (path == Path::k3D) {
+    int segs = opt.num_segments;
+    const int kv_tiles = std::max(1, (p.max_seqlen_k + row->block_n - 1) / row->block_n);
+    if (segs <= 0) {
+      const uint64_t base = gx * (uint64_t)p.num_kv_heads;
+      const uint64_t want = (2ull * (uint64_t)cus + base - 1) / std::max<uint64_t>(base, 1);
+      segs = (int)std::min<uint64_t>(std::max<uint64_t>(want, 1), (uint64_t)std::min(kv_tiles, 64));
+      why << "; segments " << segs << " (~2 workgroups per CU, <= KV tiles " << kv_tiles << ")";
+    } else {
+      why << "; segments " << segs << " (requested)";
+    }
+    sel.num_segments = segs;
+    sel.attention.grid.z = (uint32_t)segs;
+    const InstanceRow* red = nullptr;
+    for (const InstanceRow& r : all_rows())
+      if (r.arch == p.arch && r.path == Path::kReduce && r.head_size == p.head_size) { red = &r; break; }
+    if (!red) {
+      sel.error = "no reduce instance for arch=" + std::string(to_string(p.arch)) + " head_size=" + std::to_string(p.head_size);
+      return sel;
+    }
+    sel.reduce.row = red;
+    sel.reduce.grid = Dim3{(uint32_t)p.num_tokens, (uint32_t)p.num_q_heads, 1};
+    sel.reduce.threads = (uint32_t)red->wave_size;
+    sel.reduce.lds_bytes = 0;
+    sel.workspace_bytes = workspace_layout(p.num_tokens, p.num_q_heads, segs, p.head_size).total_bytes;
+  }
+  sel.why = why.str();
+  sel.ok = true;
+  return sel;
+}
+
+}  // namespace uattn

@@ -1,0 +1,323 @@
+// Host-side validation of one unified-attention call (SPEC.md s.1, "Invalid
+// input ... is refused on the host with a message that names the argument and
+// the value"). Each rule is a small function returning "" when it holds, else the
+// message; validate() runs them in order and reports the first that fails.
+#include "uattn/validate.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace uattn {
+
+std::string dtype_name(DType d) {
+  switch (d) {
+    case DType::f16: return "f16";
+    case DType::bf16: return "bf16";
+    case DType::fp8e4m3: return "fp8e4m3";
+  }
+  return "DType(" + std::to_string((int)d) + ")";
+}
+
+namespace {
+
+// "uattn: " + the streamed parts.
+template <class... T>
+std::string msg(const T&... parts) {
+  std::ostringstream o;
+  o << "uattn: ";
+  (o << ... << parts);
+  return o.str();
+}
+
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+int64_t elements(const TensorDesc& t) {
+  int64_t n = 1;
+  for (int i = 0; i < t.rank && i < 5; ++i) n *= t.shape[i] > 0 ? t.shape[i] : 0;
+  return n;
+}
+
+std::string rule_dtypes(const AttentionArgs& a) {
+  const DType q = a.q.dtype;
+  if (q != DType::f16 && q != DType::bf16)
+    return msg("q.dtype = ", dtype_name(q), " is not supported; expected f16 or bf16");
+  const DType k = a.k_cache.dtype;
+  if (k != q && k != DType::fp8e4m3)
+    return msg("k_cache.dtype = ", dtype_name(k), " with q.dtype = ", dtype_name(q), "; expected ", dtype_name(q),
+               " or fp8e4m3");
+  if (a.v_cache.dtype != k)
+    return msg("v_cache.dtype = ", dtype_name(a.v_cache.dtype), " differs from k_cache.dtype = ", dtype_name(k),
+               "; expected the same dtype for both caches");
+  if (a.out.dtype != q && a.out.dtype != DType::fp8e4m3)
+    return msg("out.dtype = ", dtype_name(a.out.dtype), " with q.dtype = ", dtype_name(q), "; expected ",
+               dtype_name(q), " or fp8e4m3");
+  return "";
+}
+
+std::string rule_ranks(const AttentionArgs& a) {
+  struct { const char* name; const TensorDesc* t; int rank; const char* dims; } ts[] = {
+      {"q", &a.q, 3, "[num_tokens, num_q_heads, head_size]"},
+      {"k_cache", &a.k_cache, 4, "[num_blocks, block_size, num_kv_heads, head_size]"},
+      {"v_cache", &a.v_cache, 4, "[num_blocks, block_size, num_kv_heads, head_size]"},
+      {"out", &a.out, 3, "[num_tokens, num_q_heads, head_size]"},
+  };
+  for (const auto& t : ts)
+    if (t.t->rank != t.rank) return msg(t.name, ".rank = ", t.t->rank, "; expected ", t.rank, " ", t.dims);
+  return "";
+}
+
+// Dimension sizes: each in its range and representable in the kernels' int32 fields.
+std::string rule_dims(const AttentionArgs& a) {
+  struct { const char* name; int64_t v; int64_t lo; } ds[] = {
+      {"q.shape[0] (num_tokens)", a.q.shape[0], 0},
+      {"q.shape[1] (num_q_heads)", a.q.shape[1], 1},
+      {"q.shape[2] (head_size)", a.q.shape[2], 1},
+      {"k_cache.shape[0] (num_blocks)", a.k_cache.shape[0], 0},
+      {"k_cache.shape[1] (block_size)", a.k_cache.shape[1], 1},
+      {"k_cache.shape[2] (num_kv_heads)", a.k_cache.shape[2], 1},
+  };
+  for (const auto& d : ds) {
+    if (d.v < d.lo) return msg(d.name, " = ", d.v, "; expected >= ", d.lo);
+    if (d.v > kInt32Max) return msg(d.name, " = ", d.v, "; expected <= ", kInt32Max);
+  }
+  return "";
+}
+
+std::string rule_head_sizes(const AttentionArgs& a) {
+  const int64_t d = a.q.shape[2];
+  if (a.k_cache.shape[3] != d)
+    return msg("k_cache.shape[3] (head_size) = ", a.k_cache.shape[3], " differs from q.shape[2] (head_size) = ", d);
+  if (a.v_cache.shape[3] != d)
+    return msg("v_cache.shape[3] (head_size) = ", a.v_cache.shape[3], " differs from q.shape[2] (head_size) = ", d);
+  if (a.out.shape[2] != d)
+    return msg("out.shape[2] (head_size) = ", a.out.shape[2], " differs from q.shape[2] (head_size) = ", d);
+  return "";
+}
+
+std::string rule_same_shapes(const AttentionArgs& a) {
+  for (int i = 0; i < 4; ++i)
+    if (a.v_cache.shape[i] != a.k_cache.shape[i])
+      return msg("v_cache.shape[", i, "] = ", a.v_cache.shape[i], " differs from k_cache.shape[", i,
+                 "] = ", a.k_cache.shape[i], "; expected k_cache and v_cache of the same shape");
+  for (int i = 0; i < 3; ++i)
+    if (a.out.shape[i] != a.q.shape[i])
+      return msg("out.shape[", i, "] = ", a.out.shape[i], " differs from q.shape[", i, "] = ", a.q.shape[i],
+                 "; expected out of q's shape");
+  return "";
+}
+
+std::string rule_gqa(const AttentionArgs& a) {
+  if (a.q.shape[1] % a.k_cache.shape[2] != 0)
+    return msg("q.shape[1] (num_q_heads) = ", a.q.shape[1], " is not a multiple of k_cache.shape[2] (num_kv_heads) = ",
+               a.k_cache.shape[2]);
+  return "";
+}
+
+std::string rule_contiguous(const AttentionArgs& a) {
+  struct { const char* name; const TensorDesc* t; } ts[] = {
+      {"q", &a.q}, {"k_cache", &a.k_cache}, {"v_cache", &a.v_cache}, {"out", &a.out}};
+  for (const auto& t : ts) {
+    const int last = t.t->rank - 1;
+    if (t.t->stride[last] != 1)
+      return msg(t.name, ".stride[", last, "] = ", t.t->stride[last],
+                 "; expected 1 (the last dimension, head_size, must be contiguous)");
+  }
+  return "";
+}
+
+std::string rule_pointers(const AttentionArgs& a) {
+  struct { const char* name; const TensorDesc* t; } ts[] = {
+      {"q", &a.q}, {"k_cache", &a.k_cache}, {"v_cache", &a.v_cache}, {"out", &a.out}};
+  for (const auto& t : ts)
+    if (t.t->data == nullptr && elements(*t.t) > 0)
+      return msg(t.name, ".data is null; expected a device pointer (", t.name, " has ", elements(*t.t),
+                 " elements)");
+  if (a.num_seqs > 0) {
+    if (!a.cu_seqlens_q) return msg("cu_seqlens_q is null with num_seqs = ", a.num_seqs, "; expected a device pointer");
+    if (!a.seqused_k) return msg("seqused_k is null with num_seqs = ", a.num_seqs, "; expected a device pointer");
+    if (!a.block_table) return msg("block_table is null with num_seqs = ", a.num_seqs, "; expected a device pointer");
+  }
+  return "";
+}
+
+std::string rule_batch(const AttentionArgs& a) {
+  if (a.num_seqs < 0) return msg("num_seqs = ", a.num_seqs, "; expected >= 0");
+  if (a.max_seqlen_q < 0) return msg("max_seqlen_q = ", a.max_seqlen_q, "; expected >= 0");
+  if (a.max_seqlen_k < 0) return msg("max_seqlen_k = ", a.max_seqlen_k, "; expected >= 0");
+  if (a.max_blocks_per_seq < 0) return msg("max_blocks_per_seq = ", a.max_blocks_per_seq, "; expected >= 0");
+  if (a.block_table_stride < a.max_blocks_per_seq)
+    return msg("block_table_stride = ", a.block_table_stride, " < max_blocks_per_seq = ", a.max_blocks_per_seq,
+               "; expected the row stride of block_table to be at least the columns in use");
+  const int64_t cover = (int64_t)a.max_blocks_per_seq * a.k_cache.shape[1];
+  if (cover < a.max_seqlen_k)
+    return msg("max_blocks_per_seq * block_size = ", a.max_blocks_per_seq, " * ", a.k_cache.shape[1], " = ", cover,
+               " < max_seqlen_k = ", a.max_seqlen_k, "; expected the block table to cover max_seqlen_k keys");
+  return "";
+}
+
+bool finite_positive(float x) { return std::isfinite(x) && x > 0.0f; }
+
+std::string rule_scalars(const AttentionArgs& a) {
+  if (!finite_positive(a.softmax_scale))
+    return msg("softmax_scale = ", a.softmax_scale, "; expected a finite value > 0");
+  if (a.window_left < -1)
+    return msg("window_left = ", a.window_left, "; expected -1 (no window) or >= 0 (a model window W is W - 1)");
+  if (!std::isfinite(a.softcap) || a.softcap < 0.0f)
+    return msg("softcap = ", a.softcap, "; expected 0 (off) or a finite value > 0");
+  const bool kv_fp8 = a.k_cache.dtype == DType::fp8e4m3;
+  const struct { const char* name; float v; } kv[] = {{"k_scale", a.k_scale}, {"v_scale", a.v_scale}};
+  for (const auto& s : kv) {
+    if (!finite_positive(s.v)) return msg(s.name, " = ", s.v, "; expected a finite value > 0");
+    if (!kv_fp8 && s.v != 1.0f)
+      return msg(s.name, " = ", s.v, " with k_cache.dtype = ", dtype_name(a.k_cache.dtype),
+                 "; expected 1 (the KV scales dequantise fp8 caches only)");
+  }
+  if (!finite_positive(a.output_scale)) return msg("output_scale = ", a.output_scale, "; expected a finite value > 0");
+  if (a.out.dtype != DType::fp8e4m3 && a.output_scale != 1.0f)
+    return msg("output_scale = ", a.output_scale, " with out.dtype = ", dtype_name(a.out.dtype),
+               "; expected 1 (output_scale applies to fp8 output only)");
+  return "";
+}
+
+std::string rule_qq_bias(const AttentionArgs& a) {
+  if (!a.qq_bias) return "";
+  if (a.qq_bias_stride < 1 || a.qq_bias_stride < a.max_seqlen_q)
+    return msg("qq_bias_stride = ", a.qq_bias_stride, " with max_seqlen_q = ", a.max_seqlen_q,
+               "; expected qq_bias_stride >= max_seqlen_q and >= 1 (qq_bias is [max_seqlen_q, qq_bias_stride])");
+  return "";
+}
+
+using Rule = std::string (*)(const AttentionArgs&);
+// Order matters only for which message comes first: later rules assume the
+// ranks (and so the shape indices) checked by earlier ones.
+constexpr Rule kRules[] = {rule_dtypes, rule_ranks,      rule_dims,     rule_head_sizes, rule_same_shapes,
+                           rule_gqa,    rule_contiguous, rule_pointers, rule_batch,      rule_scalars,
+                           rule_qq_bias};
+
+Status invalid(std::string m) { return Status{kInvalidArgument, std::move(m)}; }
+
+}  // namespace
+
+Status validate(const AttentionArgs& a) {
+  for (Rule r : kRules) {
+    std::string m = r(a);
+    if (!m.empty()) return invalid(std::move(m));
+  }
+  return Status::Ok();
+}
+
+Status validate_indices(const AttentionArgs& a, const int32_t* cu, const int32_t* su, const int32_t* bt) {
+  Status s = validate(a);
+  if (!s.ok() || a.num_seqs == 0) return s;
+  if (!cu) return invalid(msg("cu_seqlens_q_host is null; expected a host copy of cu_seqlens_q"));
+  if (!su) return invalid(msg("seqused_k_host is null; expected a host copy of seqused_k"));
+  if (!bt) return invalid(msg("block_table_host is null; expected a host copy of block_table"));
+  if (cu[0] != 0) return invalid(msg("cu_seqlens_q[0] = ", cu[0], "; expected 0"));
+  const int64_t bs = a.k_cache.shape[1], num_blocks = a.k_cache.shape[0];
+  for (int i = 0; i < a.num_seqs; ++i) {
+    if (cu[i + 1] < cu[i])
+      return invalid(msg("cu_seqlens_q[", i + 1, "] = ", cu[i + 1], " < cu_seqlens_q[", i, "] = ", cu[i],
+                         "; expected non-decreasing prefix sums"));
+    const int q_len = cu[i + 1] - cu[i];
+    if (q_len > a.max_seqlen_q)
+      return invalid(msg("q_len of sequence ", i, " (cu_seqlens_q[", i + 1, "] - cu_seqlens_q[", i, "]) = ", q_len,
+                         " > max_seqlen_q = ", a.max_seqlen_q));
+    if (su[i] < q_len)
+      return invalid(msg("seqused_k[", i, "] = ", su[i], " < q_len ", q_len, " of sequence ", i,
+                         "; expected seqused_k >= q_len (context_len = seqused_k - q_len >= 0)"));
+    if (su[i] > a.max_seqlen_k)
+      return invalid(msg("seqused_k[", i, "] = ", su[i], " > max_seqlen_k = ", a.max_seqlen_k));
+    const int64_t used = (su[i] + bs - 1) / bs;  // <= max_blocks_per_seq by rule_batch
+    for (int64_t j = 0; j < used; ++j) {
+      const int32_t b = bt[i * a.block_table_stride + j];
+      if (b < 0 || b >= num_blocks)
+        return invalid(msg("block_table[", i, "][", j, "] = ", b, " is outside [0, num_blocks = ", num_blocks,
+                           "); sequence ", i, " uses its first ", used, " entries (seqused_k = ", su[i],
+                           ", block_size = ", bs, ")"));
+    }
+  }
+  if (cu[a.num_seqs] != a.q.shape[0])
+    return invalid(msg("cu_seqlens_q[", a.num_seqs, "] = ", cu[a.num_seqs], "; expected num_tokens = q.shape[0] = ",
+                       a.q.shape[0]));
+  return Status::Ok();
+}
+
+uint32_t features_of(const AttentionArgs& a) {
+  uint32_t f = 0;
+  if (a.window_left >= 0) f |= kFeatWindow;
+  if (a.softcap != 0.0f) f |= kFeatSoftcap;
+  if (a.alibi_slopes) f |= kFeatAlibi;
+  if (a.qq_bias) f |= kFeatQQBias;
+  if (a.sinks) f |= kFeatSinks;
+  return f;
+}
+
+ProblemDesc describe(const AttentionArgs& a, Arch arch, int num_cus) {
+  ProblemDesc p;
+  p.arch = arch;
+  p.q_dtype = a.q.dtype;
+  p.kv_dtype = a.k_cache.dtype;
+  p.out_dtype = a.out.dtype;
+  p.head_size = (int)a.q.shape[2];
+  p.block_size = (int)a.k_cache.shape[1];
+  p.features = features_of(a);
+  p.num_q_heads = (int)a.q.shape[1];
+  p.num_kv_heads = (int)a.k_cache.shape[2];
+  p.num_seqs = a.num_seqs;
+  p.num_tokens = (int)a.q.shape[0];
+  p.max_seqlen_q = a.max_seqlen_q;
+  p.max_seqlen_k = a.max_seqlen_k;
+  p.num_cus = num_cus;
+  return p;
+}
+
+AttnParams make_params(const AttentionArgs& a, const Selection& sel, void* workspace) {
+  AttnParams p{};
+  p.q = a.q.data;
+  p.k_cache = a.k_cache.data;
+  p.v_cache = a.v_cache.data;
+  p.out = const_cast<void*>(a.out.data);
+  p.cu_seqlens_q = a.cu_seqlens_q;
+  p.seqused_k = a.seqused_k;
+  p.block_table = a.block_table;
+  p.alibi_slopes = a.alibi_slopes;
+  p.qq_bias = a.qq_bias;
+  p.sinks = a.sinks;
+  p.q_stride_token = a.q.stride[0];
+  p.q_stride_head = a.q.stride[1];
+  p.k_stride_block = a.k_cache.stride[0];
+  p.k_stride_slot = a.k_cache.stride[1];
+  p.k_stride_head = a.k_cache.stride[2];
+  p.v_stride_block = a.v_cache.stride[0];
+  p.v_stride_slot = a.v_cache.stride[1];
+  p.v_stride_head = a.v_cache.stride[2];
+  p.o_stride_token = a.out.stride[0];
+  p.o_stride_head = a.out.stride[1];
+  p.block_table_stride = a.block_table_stride;
+  p.num_seqs = a.num_seqs;
+  p.num_tokens = (int32_t)a.q.shape[0];
+  p.num_q_heads = (int32_t)a.q.shape[1];
+  p.num_kv_heads = (int32_t)a.k_cache.shape[2];
+  p.head_size = (int32_t)a.q.shape[2];
+  p.block_size = (int32_t)a.k_cache.shape[1];
+  p.qq_bias_stride = a.qq_bias ? a.qq_bias_stride : 0;
+  p.window_left = a.window_left;
+  p.softcap = a.softcap;
+  p.softmax_scale = a.softmax_scale;
+  p.k_scale = a.k_scale;
+  p.v_scale = a.v_scale;
+  p.output_scale = a.output_scale;
+  p.out_dtype = (int32_t)a.out.dtype;
+  p.num_segments = sel.path == Path::k3D ? sel.num_segments : 1;
+  if (sel.path == Path::k3D && workspace) {
+    const WorkspaceLayout w = workspace_layout(p.num_tokens, p.num_q_heads, p.num_segments, p.head_size);
+    char* base = static_cast<char*>(workspace);
+    p.ws_acc = reinterpret_cast<float*>(base + w.acc_offset);
+    p.ws_max = reinterpret_cast<float*>(base + w.max_offset);
+    p.ws_sum = reinterpret_cast<float*>(base + w.sum_offset);
+  }
+  return p;
+}
+
+}  // namespace uattn

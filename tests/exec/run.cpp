@@ -1,0 +1,113 @@
+#include "run.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "engine.hpp"       // tests/hostexec
+#include "host_registry.hpp"
+#include "reference.hpp"    // tests/reference
+
+namespace uattn::exec {
+
+Tolerance tolerance_for(DType q, DType out) {
+  if (out == DType::fp8e4m3) return {0.15, 0.15};
+  if (q == DType::bf16) return {1.5e-2, 1e-2};
+  return {3e-3, 3e-3};
+}
+
+ProblemDesc describe_problem(const testing::Problem& prob, Arch arch) {
+  ProblemDesc d;
+  d.arch = arch;
+  d.q_dtype = prob.spec.q_dtype;
+  d.kv_dtype = prob.spec.kv_dtype;
+  d.out_dtype = prob.spec.out_dtype;
+  d.head_size = prob.spec.head_size;
+  d.block_size = prob.spec.block_size;
+  d.features = prob.features;
+  d.num_q_heads = prob.spec.num_q_heads;
+  d.num_kv_heads = prob.spec.num_kv_heads;
+  d.num_seqs = (int)prob.spec.seqs.size();
+  d.num_tokens = prob.num_tokens;
+  d.max_seqlen_q = prob.max_seqlen_q;
+  d.max_seqlen_k = prob.max_seqlen_k;
+  return d;
+}
+
+namespace {
+
+struct Guarded {
+  void* p = nullptr;
+  ~Guarded() { if (p) hostexec::guarded_free(p); }
+};
+
+hostexec::Result launch(const KernelLaunch& k, const AttnParams& p) {
+  HostKernelFn fn = find_host_kernel(k.row->name);
+  if (!fn) return hostexec::Result{false, std::string("instance ") + k.row->name + " is not compiled for the host"};
+  hostexec::Launch l{};
+  l.kernel_name = k.row->name;
+  l.grid[0] = k.grid.x; l.grid[1] = k.grid.y; l.grid[2] = k.grid.z;
+  l.threads = (int)k.threads;
+  l.wave_size = k.row->wave_size;
+  l.lds_bytes = k.lds_bytes;
+  return hostexec::launch(fn, l, p);
+}
+
+}  // namespace
+
+RunResult run_problem(testing::Problem& prob, const RunOptions& opt) {
+  RunResult res;
+  const ProblemDesc desc = describe_problem(prob, opt.arch);
+  const Selection sel = select(desc, opt.select);
+  if (!sel.ok) { res.error = "selection: " + sel.error; return res; }
+  res.instance = sel.attention.row->name;
+  res.path = sel.path;
+  res.num_segments = sel.num_segments;
+
+  AttnParams p = prob.params;
+  Guarded ws;
+  p.num_segments = 1;
+  p.ws_acc = p.ws_max = p.ws_sum = nullptr;
+  if (sel.path == Path::k3D) {
+    res.reduce_instance = sel.reduce.row->name;
+    const WorkspaceLayout w = workspace_layout(desc.num_tokens, desc.num_q_heads, sel.num_segments, desc.head_size);
+    ws.p = hostexec::guarded_alloc(w.total_bytes ? w.total_bytes : 4, "workspace");
+    float* f = static_cast<float*>(ws.p);
+    for (uint64_t i = 0; i < w.total_bytes / 4; ++i) f[i] = std::numeric_limits<float>::quiet_NaN();
+    char* base = static_cast<char*>(ws.p);
+    p.ws_acc = reinterpret_cast<float*>(base + w.acc_offset);
+    p.ws_max = reinterpret_cast<float*>(base + w.max_offset);
+    p.ws_sum = reinterpret_cast<float*>(base + w.sum_offset);
+    p.num_segments = sel.num_segments;
+  }
+  prob.poison_output();
+  if (desc.num_seqs > 0) {
+    hostexec::Result r = launch(sel.attention, p);
+    if (!r.ok) { res.error = "launch " + res.instance + ": " + r.error; return res; }
+    if (sel.path == Path::k3D && desc.num_tokens > 0) {
+      r = launch(sel.reduce, p);
+      if (!r.ok) { res.error = "launch " + res.reduce_instance + ": " + r.error; return res; }
+    }
+  }
+  const std::vector<double> ref = ref::attention(ref::RefInputs{&prob.params, prob.spec.q_dtype, prob.spec.kv_dtype});
+  const Tolerance t = opt.use_tolerance_override ? opt.tol : tolerance_for(prob.spec.q_dtype, prob.spec.out_dtype);
+  res.cmp = testing::compare_output(prob, ref, t.atol, t.rtol);
+  if (!res.cmp.ok) { res.error = "mismatch vs reference: " + res.cmp.first_failure; return res; }
+  res.ok = true;
+  return res;
+}
+
+}  // namespace uattn::exec
+
+namespace uattn::exec {
+namespace {
+struct GuardedAllocator final : testing::Allocator {
+  void* alloc(size_t bytes, const char* name) override { return hostexec::guarded_alloc(bytes ? bytes : 1, name); }
+  void free(void* p) override { if (p) hostexec::guarded_free(p); }
+};
+}  // namespace
+testing::Allocator& guarded_allocator() {
+  static GuardedAllocator a;
+  return a;
+}
+}  // namespace uattn::exec

@@ -1,0 +1,85 @@
+// Harness regression test: one deliberately broken copy of the attention
+// kernel (tests/faults/CMakeLists.txt writes the copy with one mutation) must be
+// caught by the CPU execution harness in the expected way.
+//   FAULT_EXPECT_RACE      the LDS race detector fails the launch
+//   FAULT_EXPECT_PARTIAL   a wave operation reached by part of a wave fails the launch
+//   FAULT_EXPECT_MISMATCH  the launch succeeds but the output differs from the reference
+//   FAULT_EXPECT_NAN       an output element is never written (poisoned NaN survives)
+//   FAULT_EXPECT_DEATH     an out-of-bounds access stops the process naming the kernel
+#include <gtest/gtest.h>
+
+#include "engine.hpp"
+#include "problem.hpp"
+#include "reference.hpp"
+#include "uattn/kernel/attention.hpp"  // the mutated copy (include path order)
+
+using namespace uattn;
+
+namespace {
+
+constexpr Arch kArch = Arch::FAULT_ARCH;
+using K = AttnKernelFault<kArch, Path::k2D, dl::f16, dl::f16, 64, 0, kFeatAll, rows_per_wave(kArch), 32, 1>;
+
+void kernel(AttnParams p) { K::run(p, dl::host::lds_base()); }
+
+struct GuardedAlloc final : testing::Allocator {
+  void* alloc(size_t b, const char* n) override { return hostexec::guarded_alloc(b ? b : 1, n); }
+  void free(void* p) override { hostexec::guarded_free(p); }
+};
+
+struct Outcome { hostexec::Result launch; testing::CompareResult cmp; };
+
+Outcome run_once() {
+  testing::ProblemSpec s{};
+  s.q_dtype = s.kv_dtype = s.out_dtype = DType::f16;
+  s.head_size = 64;
+  s.block_size = 13;
+  s.num_kv_heads = 2;
+  s.num_q_heads = 6;  // qpk 3: rows do not fill the last wave
+  s.seqs = {{5, 70}, {1, 40}, {0, 3}};
+  s.window = 20;
+  s.seed = 7;
+  static GuardedAlloc alloc;
+  auto prob = testing::make_problem(s, alloc);
+  hostexec::Launch l{};
+  l.kernel_name = "fault_" FAULT_NAME;
+  const int qpk = s.num_q_heads / s.num_kv_heads;
+  l.grid[0] = (uint32_t)(prob->num_tokens * qpk / K::kQW / 1 + (int)s.seqs.size());
+  l.grid[1] = (uint32_t)s.num_kv_heads;
+  l.grid[2] = 1;
+  l.threads = K::kThreads;
+  l.wave_size = K::kWave;
+  l.lds_bytes = K::kLdsBytes;
+  prob->poison_output();
+  Outcome o;
+  o.launch = hostexec::launch(&kernel, l, prob->params);
+  const auto ref = ref::attention(ref::RefInputs{&prob->params, s.q_dtype, s.kv_dtype});
+  o.cmp = testing::compare_output(*prob, ref, 3e-3, 3e-3);
+  return o;
+}
+
+TEST(Fault, FAULT_TEST_NAME) {
+#if defined(FAULT_EXPECT_DEATH)
+  EXPECT_EXIT(run_once(), ::testing::ExitedWithCode(3), "out-of-bounds access in kernel fault_" FAULT_NAME);
+#else
+  const Outcome o = run_once();
+#if defined(FAULT_EXPECT_RACE)
+  ASSERT_FALSE(o.launch.ok);
+  EXPECT_NE(o.launch.error.find("race"), std::string::npos) << o.launch.error;
+#elif defined(FAULT_EXPECT_PARTIAL)
+  ASSERT_FALSE(o.launch.ok);
+  EXPECT_NE(o.launch.error.find("partial wave"), std::string::npos) << o.launch.error;
+#elif defined(FAULT_EXPECT_MISMATCH)
+  ASSERT_TRUE(o.launch.ok) << o.launch.error;
+  EXPECT_FALSE(o.cmp.ok) << "the broken kernel matched the reference (max_abs " << o.cmp.max_abs << ")";
+#elif defined(FAULT_EXPECT_NAN)
+  ASSERT_TRUE(o.launch.ok) << o.launch.error;
+  EXPECT_FALSE(o.cmp.ok);
+  EXPECT_GT(o.cmp.nan_count, 0u);
+#else
+#error "FAULT_EXPECT_* not set"
+#endif
+#endif
+}
+
+}  // namespace

@@ -1,0 +1,99 @@
+"""Per-arch validity rules: names, reasons, dtype pairs, LDS budget (mirrors config.hpp)."""
+import itertools
+import shutil
+import subprocess
+
+import pytest
+
+from gen_helpers import REPO, write_matrix
+from uattn_gen.model import ARCH_INFO, ARCHS, DTYPES, HEAD_SIZES, attention_instance
+from uattn_gen.rules import RULES, failed_rules, lds_bytes
+
+
+def _failed(**kw):
+    args = dict(arch="gfx950", path="2d", q_dtype="f16", kv_dtype="f16", head_size=128,
+                block_size=16, features=0, tile="small")
+    args.update(kw)
+    return [r.name for r in failed_rules(attention_instance(**args))]
+
+
+def test_every_rule_has_a_name_and_a_reason():
+    for arch in ARCHS:
+        assert len({r.name for r in RULES[arch]}) == len(RULES[arch])
+        for r in RULES[arch]:
+            assert r.name and r.reason and " " not in r.name
+
+
+def test_dtype_rules():
+    valid = {(q, kv) for arch in ARCHS for q, kv in itertools.product(DTYPES, DTYPES)
+             if not _failed(arch=arch, q_dtype=q, kv_dtype=kv)}
+    assert valid == {("f16", "f16"), ("bf16", "bf16"), ("f16", "fp8e4m3"), ("bf16", "fp8e4m3")}
+    assert _failed(q_dtype="fp8e4m3", kv_dtype="fp8e4m3") == ["q-dtype-16bit"]
+    assert _failed(q_dtype="f16", kv_dtype="bf16") == ["kv-dtype-matches-q"]
+    assert _failed(q_dtype="fp8e4m3", kv_dtype="f16") == ["q-dtype-16bit", "kv-dtype-matches-q"]
+
+
+def test_large_tile_only_on_2d():
+    assert _failed(path="3d", tile="large") == ["large-tile-2d-only"]
+    assert _failed(path="2d", tile="large") == []
+    assert _failed(arch="gfx1030", path="3d", tile="small") == []
+
+
+def test_lds_rule_prunes_a_tile_over_budget():
+    big = attention_instance("gfx1030", "2d", "f16", "f16", 256, 16, 0, "large")
+    object.__setattr__(big, "block_n", 64)   # 2*64*258*2 + 32*258*2 = 82560 > 64 KiB
+    assert [r.name for r in failed_rules(big)] == ["lds-budget"]
+    assert lds_bytes("gfx950", 128, 32, 32) == 2 * 32 * 136 * 2
+    assert lds_bytes("gfx1030", 80, 32, 32) == 2 * 32 * 82 * 2 + 32 * 82 * 2
+
+
+def test_tiles_follow_rows_per_wave():
+    for info in ARCH_INFO.values():
+        for t in info.tiles.values():
+            assert t.block_m == info.rows_per_wave * t.waves
+
+
+def _cxx():
+    for c in ("g++", "clang++", "c++"):
+        if shutil.which(c):
+            return c
+    return None
+
+
+@pytest.mark.skipif(_cxx() is None, reason="no C++ compiler to check the config.hpp mirror")
+def test_lds_bytes_mirrors_config_hpp(tmp_path):
+    cases = [(a, d, t) for a in ARCHS for d in HEAD_SIZES for t in ARCH_INFO[a].tiles.values()]
+    lines = [f'  print(uattn::Arch::{a}, {d}, {t.block_m}, {t.block_n});' for a, d, t in cases]
+    src = tmp_path / "lds.cpp"
+    src.write_text(
+        '#include <stdio.h>\n#include "uattn/kernel/config.hpp"\n'
+        "static void print(uattn::Arch a, int d, int m, int n) {\n"
+        '  printf("%u %u\\n", uattn::attn_lds_bytes(a, d, m, n), uattn::lds_budget(a));\n}\n'
+        "int main() {\n" + "\n".join(lines) + "\n}\n")
+    exe = tmp_path / "lds"
+    subprocess.run([_cxx(), "-std=c++17", "-I", str(REPO / "templates"), str(src), "-o", str(exe)],
+                   check=True)
+    got = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split("\n")
+    for (a, d, t), line in zip(cases, got):
+        assert line == f"{lds_bytes(a, d, t.block_m, t.block_n)} {ARCH_INFO[a].lds_budget}"
+
+
+def test_why_pruned_names_the_rules(run, tmp_path):
+    m = write_matrix(tmp_path / "m.yaml",
+                     "  - name: g\n    arch: [gfx950]\n"
+                     "    dtypes: [[f16, f16], [f16, bf16], [fp8e4m3, fp8e4m3]]\n"
+                     "    head_size: [64]\n    path: [3d]\n    tile: [small, large]\n")
+    rc, out, _ = run("list", "--matrix", m, "--why-pruned")
+    assert rc == 0
+    lines = out.splitlines()
+    assert ("uattn_gfx950_3d_f16_bf16_d64_bany_plain_m32n32w1 pruned by kv-dtype-matches-q: "
+            "a 16-bit KV cache has the query's dtype; only fp8e4m3 KV may pair with either "
+            "[group g]") in lines
+    assert any(line.startswith("uattn_gfx950_3d_f16_f16_d64_bany_plain_m128n32w4 pruned by "
+                               "large-tile-2d-only: ") for line in lines)
+    assert any("pruned by q-dtype-16bit: " in line and "; kv-dtype-matches-q: " not in line
+               for line in lines if "_fp8_fp8_" in line)
+    assert len(lines) == 5   # f16/bf16 x2 tiles, fp8/fp8 x2 tiles, f16/f16 large
+    rc, out, _ = run("list", "--matrix", m)
+    assert out.split() == ["uattn_gfx950_3d_f16_f16_d64_bany_plain_m32n32w1",
+                           "uattn_gfx950_reduce_d64"]

@@ -1,0 +1,146 @@
+// The C API (uattn.h): status codes, thread-local last-error messages, and the
+// same no-GPU behaviour as the C++ runtime.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "args_fixture.hpp"
+#include "bundle_fixture.hpp"
+#include "uattn/uattn.h"
+
+namespace {
+
+using uattn::testing::fake_bundle;
+
+bool has(const char* s, const std::string& part) { return std::string(s).find(part) != std::string::npos; }
+
+uattn_tensor_t c_tensor(const uattn::TensorDesc& t) {
+  uattn_tensor_t c{};
+  c.data = t.data;
+  c.dtype = (int32_t)t.dtype;
+  c.rank = t.rank;
+  for (int i = 0; i < 5; ++i) { c.shape[i] = t.shape[i]; c.stride[i] = t.stride[i]; }
+  return c;
+}
+
+// The C mirror of the C++ fixture (same host arrays).
+uattn_args_t c_args(const uattn::AttentionArgs& a) {
+  uattn_args_t c;
+  uattn_args_init(&c);
+  c.q = c_tensor(a.q);
+  c.k_cache = c_tensor(a.k_cache);
+  c.v_cache = c_tensor(a.v_cache);
+  c.out = c_tensor(a.out);
+  c.cu_seqlens_q = a.cu_seqlens_q;
+  c.seqused_k = a.seqused_k;
+  c.block_table = a.block_table;
+  c.num_seqs = a.num_seqs;
+  c.max_blocks_per_seq = a.max_blocks_per_seq;
+  c.block_table_stride = a.block_table_stride;
+  c.max_seqlen_q = a.max_seqlen_q;
+  c.max_seqlen_k = a.max_seqlen_k;
+  c.softmax_scale = a.softmax_scale;
+  return c;
+}
+
+struct CRuntime {
+  uattn_runtime_t* rt = nullptr;
+  CRuntime() {
+    const std::vector<uint8_t> b = fake_bundle({"gfx950", "gfx1030"});
+    EXPECT_EQ(uattn_runtime_create_from_buffer(b.data(), b.size(), &rt), UATTN_OK) << uattn_last_error_message();
+  }
+  ~CRuntime() { uattn_runtime_destroy(rt); }
+};
+
+TEST(CApi, ArgsInitDefaults) {
+  uattn_args_t a;
+  std::memset(&a, 0xff, sizeof(a));
+  uattn_args_init(&a);
+  EXPECT_EQ(a.window_left, -1);
+  EXPECT_EQ(a.k_scale, 1.0f);
+  EXPECT_EQ(a.v_scale, 1.0f);
+  EXPECT_EQ(a.output_scale, 1.0f);
+  EXPECT_EQ(a.softcap, 0.0f);
+  EXPECT_EQ(a.alibi_slopes, nullptr);
+  EXPECT_EQ(a.num_seqs, 0);
+}
+
+TEST(CApi, CreateMissingPath) {
+  uattn_runtime_t* rt = reinterpret_cast<uattn_runtime_t*>(0x1);
+  EXPECT_EQ(uattn_runtime_create("/nonexistent/uattn_kernels.hipfb", &rt), UATTN_ERR_BUNDLE);
+  EXPECT_EQ(rt, nullptr);
+  EXPECT_TRUE(has(uattn_last_error_message(), "/nonexistent/uattn_kernels.hipfb (No such file or directory)"))
+      << uattn_last_error_message();
+  EXPECT_TRUE(has(uattn_last_error_message(), "UATTN_LIBRARY_PATH"));
+}
+
+TEST(CApi, NullArguments) {
+  EXPECT_EQ(uattn_runtime_create(nullptr, nullptr), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(has(uattn_last_error_message(), "out is null"));
+  EXPECT_EQ(uattn_run(nullptr, nullptr, nullptr, 0, nullptr, nullptr), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(has(uattn_last_error_message(), "uattn_run: rt is null"));
+  uattn_runtime_destroy(nullptr);  // a no-op
+}
+
+TEST(CApi, CreateFromBufferAndSuccessClearsMessage) {
+  uattn_runtime_create("/nonexistent", nullptr);  // leaves an error message
+  CRuntime r;
+  ASSERT_NE(r.rt, nullptr);
+  EXPECT_STREQ(uattn_last_error_message(), "");
+  uattn_runtime_t* bad = nullptr;
+  const uint8_t junk[3] = {1, 2, 3};
+  EXPECT_EQ(uattn_runtime_create_from_buffer(junk, 3, &bad), UATTN_ERR_BUNDLE);
+  EXPECT_EQ(bad, nullptr);
+}
+
+TEST(CApi, ValidateNamesArgument) {
+  uattn::testing::ArgsFixture f;
+  uattn_args_t a = c_args(f.args);
+  EXPECT_EQ(uattn_validate(&a), UATTN_OK) << uattn_last_error_message();
+  a.q.shape[1] = a.out.shape[1] = 12;
+  a.k_cache.shape[2] = a.v_cache.shape[2] = 5;
+  EXPECT_EQ(uattn_validate(&a), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(uattn_last_error_message(),
+               "uattn: q.shape[1] (num_q_heads) = 12 is not a multiple of k_cache.shape[2] (num_kv_heads) = 5");
+}
+
+TEST(CApi, RunWithoutDevice) {
+  CRuntime r;
+  uattn::testing::ArgsFixture f;
+  uattn_args_t a = c_args(f.args);
+  size_t bytes = 99;
+  const uattn_status_t ws = uattn_workspace_size(r.rt, &a, nullptr, &bytes);
+  if (ws != UATTN_ERR_NO_DEVICE) GTEST_SKIP() << "a device is visible: " << uattn_last_error_message();
+  EXPECT_EQ(bytes, 0u);
+  EXPECT_EQ(uattn_run(r.rt, &a, nullptr, 0, nullptr, nullptr), UATTN_ERR_NO_DEVICE);
+  EXPECT_TRUE(has(uattn_last_error_message(), "uattn: no ROCm-capable device is visible (hipGetDeviceCount: "))
+      << uattn_last_error_message();
+}
+
+TEST(CApi, RunNoOpAndOptions) {
+  CRuntime r;
+  uattn::testing::ArgsFixture f;
+  uattn_args_t a = c_args(f.args);
+  a.num_seqs = 0;
+  EXPECT_EQ(uattn_run(r.rt, &a, nullptr, 0, nullptr, nullptr), UATTN_OK) << uattn_last_error_message();
+  uattn_options_t opt{UATTN_PATH_3D, "uattn_*", 0};
+  EXPECT_EQ(uattn_run(r.rt, &a, nullptr, 0, nullptr, &opt), UATTN_OK) << uattn_last_error_message();
+  opt.path = 7;
+  EXPECT_EQ(uattn_run(r.rt, &a, nullptr, 0, nullptr, &opt), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(has(uattn_last_error_message(), "options.path = 7"));
+}
+
+TEST(CApi, LastErrorIsPerThread) {
+  uattn_runtime_create("/nonexistent/a.hipfb", nullptr);
+  uattn_runtime_t* rt = nullptr;
+  EXPECT_EQ(uattn_runtime_create("/nonexistent/a.hipfb", &rt), UATTN_ERR_BUNDLE);
+  std::string other = "unset";
+  std::thread t([&] { other = uattn_last_error_message(); });
+  t.join();
+  EXPECT_EQ(other, "");
+  EXPECT_TRUE(has(uattn_last_error_message(), "/nonexistent/a.hipfb"));
+}
+
+}  // namespace

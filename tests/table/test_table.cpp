@@ -1,0 +1,240 @@
+// The lookup table: the whole served space resolves, every shared scenario
+// resolves on both AMD architectures, selection is most-specialised-first, and
+// the bundle holds exactly the table's kernels per architecture.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "uattn/table.hpp"
+
+using namespace uattn;
+
+namespace {
+
+std::vector<Arch> built_archs() {
+  std::vector<Arch> a;
+  const std::string t = UATTN_GPU_TARGETS;
+  if (t.find("gfx950") != std::string::npos) a.push_back(Arch::gfx950);
+  if (t.find("gfx1030") != std::string::npos) a.push_back(Arch::gfx1030);
+  return a;
+}
+
+bool full_matrix() {
+  // A subset/filter build serves only part of the space; the served-space tests need the general group.
+  for (const InstanceRow& r : all_rows())
+    if (r.block_size == 0 && r.features == kFeatAll) return true;
+  return false;
+}
+
+const int kHeads[] = {64, 80, 96, 112, 128, 192, 256};
+const std::array<std::pair<DType, DType>, 4> kPairs = {{{DType::f16, DType::f16}, {DType::bf16, DType::bf16},
+                                                        {DType::f16, DType::fp8e4m3}, {DType::bf16, DType::fp8e4m3}}};
+
+TEST(Table, RowsAreWellFormed) {
+  std::set<std::string> names;
+  for (const InstanceRow& r : all_rows()) {
+    EXPECT_TRUE(names.insert(r.name).second) << "duplicate row " << r.name;
+    EXPECT_EQ(std::string(r.name).rfind(std::string("uattn_") + to_string(r.arch) + "_", 0), 0u) << r.name;
+    EXPECT_LE(r.lds_bytes, lds_budget(r.arch)) << r.name;
+    EXPECT_EQ(r.wave_size, wave_size_of(r.arch)) << r.name;
+  }
+  EXPECT_FALSE(all_rows().empty());
+}
+
+TEST(Table, EveryPointOfTheServedSpaceResolves) {
+  if (!full_matrix()) GTEST_SKIP() << "subset build: the general instances are not part of it";
+  const int blocks[] = {1, 13, 16, 32, 48, 64, 784};
+  const int qpks[] = {1, 7, 8, 71};
+  const ForcePath paths[] = {ForcePath::kAuto, ForcePath::k2D, ForcePath::k3D};
+  size_t n = 0;
+  for (Arch a : built_archs())
+    for (auto [qd, kvd] : kPairs)
+      for (int head : kHeads)
+        for (int bs : blocks)
+          for (uint32_t f = 0; f <= kFeatAll; ++f)
+            for (int qpk : qpks)
+              for (ForcePath fp : paths) {
+                ProblemDesc p;
+                p.arch = a; p.q_dtype = qd; p.kv_dtype = kvd; p.out_dtype = qd;
+                p.head_size = head; p.block_size = bs; p.features = f;
+                p.num_kv_heads = 2; p.num_q_heads = 2 * qpk;
+                p.num_seqs = 3; p.num_tokens = 40; p.max_seqlen_q = 37; p.max_seqlen_k = 3000;
+                SelectOptions o; o.path = fp;
+                const Selection s = select(p, o);
+                ASSERT_TRUE(s.ok) << s.error;
+                const InstanceRow& r = *s.attention.row;
+                ASSERT_EQ(r.arch, a);
+                ASSERT_EQ(r.head_size, head);
+                ASSERT_TRUE(r.block_size == 0 || r.block_size == bs) << r.name;
+                ASSERT_EQ(p.features & ~r.features, 0u) << r.name;
+                if (fp == ForcePath::k2D) ASSERT_EQ(s.path, Path::k2D);
+                if (fp == ForcePath::k3D) {
+                  ASSERT_EQ(s.path, Path::k3D);
+                  ASSERT_NE(s.reduce.row, nullptr);
+                  ASSERT_GT(s.workspace_bytes, 0u);
+                }
+                ++n;
+              }
+  EXPECT_GT(n, 10000u);
+}
+
+TEST(Table, MostSpecialisedFirst) {
+  if (!full_matrix()) GTEST_SKIP();
+  for (Arch a : built_archs()) {
+    ProblemDesc p;
+    p.arch = a; p.head_size = 128; p.block_size = 16; p.num_q_heads = 16; p.num_kv_heads = 2;
+    p.num_seqs = 1; p.num_tokens = 1; p.max_seqlen_q = 1; p.max_seqlen_k = 100;
+    Selection s = select(p);
+    ASSERT_TRUE(s.ok) << s.error;
+    EXPECT_EQ(s.attention.row->block_size, 16) << s.attention.row->name;
+    EXPECT_EQ(s.attention.row->features, 0u) << s.attention.row->name;
+    p.block_size = 13;  // only the generic instance serves it
+    s = select(p);
+    ASSERT_TRUE(s.ok) << s.error;
+    EXPECT_EQ(s.attention.row->block_size, 0) << s.attention.row->name;
+    // Deterministic: the same problem always gives the same row.
+    EXPECT_EQ(select(p).attention.row, s.attention.row);
+  }
+}
+
+TEST(Table, OutsideTheServedSpaceNamesWhatIsMissing) {
+  ProblemDesc p;
+  p.head_size = 100;
+  Selection s = select(p);
+  ASSERT_FALSE(s.ok);
+  EXPECT_NE(s.error.find("head_size=100"), std::string::npos) << s.error;
+  EXPECT_NE(s.error.find("nearest: uattn_"), std::string::npos) << s.error;
+  p.head_size = 128; p.num_q_heads = 12; p.num_kv_heads = 5;
+  s = select(p);
+  ASSERT_FALSE(s.ok);
+  EXPECT_NE(s.error.find("num_q_heads=12"), std::string::npos) << s.error;
+  p.num_q_heads = 16; p.num_kv_heads = 2; p.q_dtype = DType::f16; p.kv_dtype = DType::bf16;
+  s = select(p);
+  ASSERT_FALSE(s.ok);
+  EXPECT_NE(s.error.find("kv_dtype=bf16"), std::string::npos) << s.error;
+  SelectOptions o; o.filter = "no_such_instance*";
+  p.kv_dtype = DType::f16;
+  s = select(p, o);
+  ASSERT_FALSE(s.ok);
+  EXPECT_NE(s.error.find("filter='no_such_instance*'"), std::string::npos) << s.error;
+}
+
+TEST(Table, GlobMatch) {
+  EXPECT_TRUE(glob_match("uattn_*_d128_*", "uattn_gfx950_2d_f16_f16_d128_b16_plain_m32n32w1"));
+  EXPECT_FALSE(glob_match("uattn_*_d64_*", "uattn_gfx950_2d_f16_f16_d128_b16_plain_m32n32w1"));
+  EXPECT_TRUE(glob_match("a?c", "abc"));
+  EXPECT_FALSE(glob_match("a?c", "ac"));
+  EXPECT_TRUE(glob_match("*", ""));
+}
+
+DType dtype_of(const std::string& s) {
+  if (s == "bf16") return DType::bf16;
+  if (s == "fp8" || s == "fp8e4m3") return DType::fp8e4m3;
+  return DType::f16;
+}
+
+// Every scenario of ../shared/scenarios resolves on both architectures for auto, 2d and 3d.
+TEST(Table, SharedScenariosResolve) {
+  if (!full_matrix()) GTEST_SKIP();
+  size_t n = 0;
+  for (const char* file : {"default.json", "models.json"}) {
+    std::ifstream in(std::string(UATTN_SCENARIO_DIR) + "/" + file);
+    ASSERT_TRUE(in) << file;
+    const nlohmann::json j = nlohmann::json::parse(in);
+    const auto& list = j.contains("scenarios") ? j["scenarios"] : j["models"];
+    for (const auto& sc : list) {
+      ProblemDesc p;
+      p.q_dtype = dtype_of(sc.value("dtype", "fp16"));
+      p.kv_dtype = dtype_of(sc.value("kv_dtype", sc.value("dtype", "fp16")));
+      p.out_dtype = p.q_dtype;
+      p.head_size = sc["head_size"];
+      p.block_size = sc.value("block_size", 16);
+      p.num_q_heads = sc["num_query_heads"];
+      p.num_kv_heads = sc["num_kv_heads"];
+      if (sc.value("window", 0) > 0) p.features |= kFeatWindow;
+      if (sc.value("softcap", 0.0) != 0.0) p.features |= kFeatSoftcap;
+      if (sc.value("alibi", false)) p.features |= kFeatAlibi;
+      if (sc.value("qq_bias", false)) p.features |= kFeatQQBias;
+      if (sc.value("sinks", false)) p.features |= kFeatSinks;
+      std::vector<std::pair<int, int>> seqs;
+      if (sc.contains("seqs")) for (const auto& s : sc["seqs"]) seqs.push_back({s["q_len"], s["kv_len"]});
+      else seqs = {{1, 2048}, {1, 2048}, {512, 1024}};
+      p.num_seqs = (int)seqs.size(); p.num_tokens = 0; p.max_seqlen_q = 0; p.max_seqlen_k = 0;
+      for (auto [q, k] : seqs) { p.num_tokens += q; p.max_seqlen_q = std::max(p.max_seqlen_q, q); p.max_seqlen_k = std::max(p.max_seqlen_k, k); }
+      for (Arch a : built_archs())
+        for (ForcePath fp : {ForcePath::kAuto, ForcePath::k2D, ForcePath::k3D}) {
+          p.arch = a;
+          SelectOptions o; o.path = fp;
+          const Selection s = select(p, o);
+          EXPECT_TRUE(s.ok) << sc["name"] << " " << to_string(a) << ": " << s.error;
+          ++n;
+        }
+    }
+  }
+  EXPECT_GE(n, 30u * built_archs().size() * 3u / 2u);
+}
+
+std::string run(const std::string& cmd) {
+  std::string out;
+  FILE* f = popen(cmd.c_str(), "r");
+  if (!f) return out;
+  char buf[4096];
+  size_t k;
+  while ((k = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, k);
+  pclose(f);
+  return out;
+}
+
+TEST(Bundle, HoldsExactlyTheBuiltTargets) {
+  const std::string list = run(std::string(UATTN_BUNDLER) + " -list -type=o -input=" + UATTN_BUNDLE_PATH);
+  std::set<std::string> got;
+  std::istringstream in(list);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("hipv4-", 0) == 0) got.insert(l);
+  std::set<std::string> want;
+  for (Arch a : built_archs()) want.insert(std::string("hipv4-amdgcn-amd-amdhsa--") + to_string(a));
+  EXPECT_EQ(got, want) << list;
+}
+
+TEST(Bundle, CodeObjectSymbolsEqualTableRows) {
+  for (Arch a : built_archs()) {
+    const std::string co = std::string(UATTN_BUILD_DIR) + "/test_unbundled_" + to_string(a) + ".co";
+    run(std::string(UATTN_BUNDLER) + " -unbundle -type=o -targets=hipv4-amdgcn-amd-amdhsa--" + to_string(a) +
+        " -input=" + UATTN_BUNDLE_PATH + " -output=" + co);
+    const std::string notes = run(std::string(UATTN_READELF) + " --notes " + co);
+    std::set<std::string> kernels;
+    std::istringstream in(notes);
+    for (std::string l; std::getline(in, l);) {
+      const auto pos = l.find(".name:");
+      if (pos != std::string::npos) {
+        std::string n = l.substr(pos + 6);
+        n.erase(0, n.find_first_not_of(' '));
+        kernels.insert(n);
+      }
+    }
+    std::set<std::string> rows;
+    for (const InstanceRow& r : all_rows())
+      if (r.arch == a) rows.insert(r.name);
+    EXPECT_EQ(kernels, rows) << "code object " << co;
+    EXPECT_FALSE(kernels.empty());
+    // wavefront size of every kernel matches the architecture
+    const std::string ws = std::string(".wavefront_size: ") + std::to_string(wave_size_of(a));
+    size_t count = 0;
+    for (size_t p = notes.find(".wavefront_size:"); p != std::string::npos; p = notes.find(".wavefront_size:", p + 1)) {
+      std::string l = notes.substr(p, notes.find('\n', p) - p);
+      l.erase(std::remove(l.begin(), l.end(), ' '), l.end());
+      EXPECT_EQ(l, ".wavefront_size:" + std::to_string(wave_size_of(a)));
+      ++count;
+    }
+    EXPECT_EQ(count, rows.size());
+  }
+}
+
+}  // namespace
