@@ -8,11 +8,13 @@
 //
 // Exit status: 0 when every scenario resolves on every architecture asked for,
 // 1 when one does not (its error is printed), 2 on a usage error.
+// Command line: CLI11; scenario files: nlohmann-json (scenario.cpp).
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "scenario.hpp"
 #include "uattn/table.hpp"
@@ -21,135 +23,79 @@ namespace {
 
 using uattn::explain::Scenario;
 
-const char kUsage[] =
-    "usage: uattn-explain --scenarios FILE [--name GLOB] [options]\n"
-    "       uattn-explain --head-size D --block-size B --q-heads HQ --kv-heads HKV [problem flags] [options]\n"
-    "\n"
-    "Scenario files (../shared/scenarios/*.json):\n"
-    "  --scenarios FILE   default.json (\"scenarios\" with batches) or models.json (\"models\");\n"
-    "                     an entry without seqs gets the default batches decode 4x(1,2048) and\n"
-    "                     prefill 2x(512,1024); missing dtype = fp16, block_size = 16\n"
-    "  --name GLOB        only entries whose name matches ('*', '?')\n"
-    "Problem flags (without --scenarios):\n"
-    "  --head-size D --block-size B --q-heads HQ --kv-heads HKV\n"
-    "  --dtype f16|bf16 (default f16)   --kv-dtype f16|bf16|fp8e4m3 (default: --dtype)\n"
-    "  --seqs Q:K,...     (q_len:kv_len per sequence; default: the default batches)\n"
-    "  --window W (model window; window_left = W-1)  --softcap C  --alibi  --qq-bias  --sinks\n"
-    "Options:\n"
-    "  --arch gfx950|gfx1030|all   (default all)\n"
-    "  --path auto|2d|3d           (default auto)\n"
-    "  --cus N                     compute units (default: gfx950 256, gfx1030 72)\n"
-    "  --filter GLOB               only instances whose name matches\n"
-    "  --segments N                3D segment count (default: the selector's)\n"
-    "  --seqs Q:K,...              with --scenarios: replaces every entry's batch\n";
-
-int usage_error(const std::string& what) {
-  std::fprintf(stderr, "uattn-explain: %s\n\n%s", what.c_str(), kUsage);
-  return 2;
-}
-
-bool to_int(const std::string& s, int lo, int* v) {
-  char* end = nullptr;
-  const long x = std::strtol(s.c_str(), &end, 10);
-  if (s.empty() || *end != 0 || x < lo || x > (1L << 30)) return false;
-  *v = (int)x;
-  return true;
-}
+const char kDescription[] =
+    "Shows what the uattn lookup table selects, per architecture: path, instance, grid, workgroup size, LDS, "
+    "segments, workspace and the selector's reasons. Needs no GPU.";
+const char kFooter[] =
+    "Scenario files (../shared/scenarios/*.json): entries without seqs (models.json) get the default batches "
+    "decode 4x(1,2048) and prefill 2x(512,1024); a missing dtype is fp16 and a missing block_size 16 (the report "
+    "says so). Exit status: 0 all resolved, 1 something did not resolve (or a file is unreadable), 2 usage error.";
 
 struct Args {
-  std::string scenarios, name = "*", seqs, filter;
-  std::vector<uattn::Arch> archs{uattn::Arch::gfx950, uattn::Arch::gfx1030};
-  uattn::ForcePath path = uattn::ForcePath::kAuto;
+  std::string scenarios, name = "*", seqs, filter, arch = "all", path = "auto";
+  std::string dtype = "f16", kv_dtype;
   int cus = 0, segments = 0;
   Scenario adhoc;
   bool have_adhoc = false;
+  std::vector<uattn::Arch> archs;
+  uattn::ForcePath force = uattn::ForcePath::kAuto;
 };
 
-// Returns "" or the usage error.
-std::string parse_args(int argc, char** argv, Args* a) {
-  bool dtype_set = false, kv_dtype_set = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i], val;
-    const size_t eq = flag.find('=');
-    bool has_val = false;
-    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      val = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-      has_val = true;
-    }
-    auto value = [&](std::string* out) -> bool {
-      if (has_val) { *out = val; return true; }
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    };
-    auto int_flag = [&](int lo, int* out) -> std::string {
-      std::string v;
-      if (!value(&v)) return flag + " needs a value";
-      if (!to_int(v, lo, out)) return flag + " " + v + ": expected an integer >= " + std::to_string(lo);
-      return "";
-    };
-    auto switch_flag = [&](bool* out) -> std::string {
-      if (has_val) return flag + " takes no value";
-      *out = true;
-      a->have_adhoc = true;
-      return "";
-    };
-    std::string err, v;
-    Scenario& s = a->adhoc;
-    if (flag == "--help" || flag == "-h") { std::fputs(kUsage, stdout); std::exit(0); }
-    else if (flag == "--scenarios") { if (!value(&a->scenarios)) err = "--scenarios needs a file"; }
-    else if (flag == "--name") { if (!value(&a->name)) err = "--name needs a value"; }
-    else if (flag == "--seqs") { if (!value(&a->seqs)) err = "--seqs needs a value"; }
-    else if (flag == "--filter") { if (!value(&a->filter)) err = "--filter needs a value"; }
-    else if (flag == "--cus") err = int_flag(1, &a->cus);
-    else if (flag == "--segments") err = int_flag(1, &a->segments);
-    else if (flag == "--arch") {
-      if (!value(&v)) err = "--arch needs a value";
-      else if (v == "all") a->archs = {uattn::Arch::gfx950, uattn::Arch::gfx1030};
-      else if (v == "gfx950") a->archs = {uattn::Arch::gfx950};
-      else if (v == "gfx1030") a->archs = {uattn::Arch::gfx1030};
-      else err = "--arch " + v + ": expected gfx950, gfx1030 or all";
-    } else if (flag == "--path") {
-      if (!value(&v)) err = "--path needs a value";
-      else if (v == "auto") a->path = uattn::ForcePath::kAuto;
-      else if (v == "2d") a->path = uattn::ForcePath::k2D;
-      else if (v == "3d") a->path = uattn::ForcePath::k3D;
-      else err = "--path " + v + ": expected auto, 2d or 3d";
-    } else if (flag == "--head-size") { err = int_flag(1, &s.head_size); a->have_adhoc = true; }
-    else if (flag == "--block-size") { err = int_flag(1, &s.block_size); a->have_adhoc = true; }
-    else if (flag == "--q-heads") { err = int_flag(1, &s.num_q_heads); a->have_adhoc = true; }
-    else if (flag == "--kv-heads") { err = int_flag(1, &s.num_kv_heads); a->have_adhoc = true; }
-    else if (flag == "--window") { err = int_flag(1, &s.window); a->have_adhoc = true; }
-    else if (flag == "--dtype" || flag == "--kv-dtype") {
-      uattn::DType d;
-      if (!value(&v)) err = flag + " needs a value";
-      else if (!uattn::explain::parse_dtype(v, &d)) err = flag + " " + v + ": expected f16, bf16 or fp8e4m3";
-      else if (flag == "--dtype") { s.q_dtype = d; dtype_set = true; }
-      else { s.kv_dtype = d; kv_dtype_set = true; }
-      a->have_adhoc = true;
-    } else if (flag == "--softcap") {
-      char* end = nullptr;
-      if (!value(&v)) err = "--softcap needs a value";
-      else if ((s.softcap = std::strtod(v.c_str(), &end)) < 0 || *end != 0 || v.empty())
-        err = "--softcap " + v + ": expected a number >= 0";
-      a->have_adhoc = true;
-    } else if (flag == "--alibi") err = switch_flag(&s.alibi);
-    else if (flag == "--qq-bias") err = switch_flag(&s.qq_bias);
-    else if (flag == "--sinks") err = switch_flag(&s.sinks);
-    else err = "unknown argument '" + std::string(argv[i]) + "'";
-    if (!err.empty()) return err;
+// Returns -1 to go on, else the exit status (help: 0, usage error: 2).
+int parse_args(int argc, char** argv, Args* a) {
+  CLI::App app{kDescription, "uattn-explain"};
+  app.footer(kFooter);
+  Scenario& s = a->adhoc;
+  const auto dtypes = CLI::IsMember({"f16", "fp16", "bf16", "fp8", "fp8e4m3"});
+  auto* scen = app.add_option("--scenarios", a->scenarios, "scenario file: default.json or models.json")
+                   ->option_text("FILE");
+  app.add_option("--name", a->name, "only entries whose name matches this glob ('*', '?')")->needs(scen);
+  app.add_option("--seqs", a->seqs, "q_len:kv_len per sequence, e.g. 1:1024,5:18 (with --scenarios: replaces "
+                                    "every entry's batch; default: the default batches)");
+  // The problem, when no scenario file is given.
+  std::vector<CLI::Option*> problem{
+      app.add_option("--head-size", s.head_size, "head size D")->check(CLI::Range(1, 1 << 16)),
+      app.add_option("--block-size", s.block_size, "paged-cache block size (default 16)")->check(CLI::Range(1, 1 << 20)),
+      app.add_option("--q-heads", s.num_q_heads, "query heads Hq")->check(CLI::Range(1, 1 << 20)),
+      app.add_option("--kv-heads", s.num_kv_heads, "KV heads Hkv")->check(CLI::Range(1, 1 << 20)),
+      app.add_option("--dtype", a->dtype, "q / out dtype (default f16)")->check(dtypes),
+      app.add_option("--kv-dtype", a->kv_dtype, "cache dtype (default: --dtype)")->check(dtypes),
+      app.add_option("--window", s.window, "model sliding window W (window_left = W - 1)")->check(CLI::Range(1, 1 << 30)),
+      app.add_option("--softcap", s.softcap, "logit softcap (0 = off)")->check(CLI::NonNegativeNumber),
+      app.add_flag("--alibi", s.alibi, "ALiBi slopes given"),
+      app.add_flag("--qq-bias", s.qq_bias, "qq_bias given"),
+      app.add_flag("--sinks", s.sinks, "attention sinks given"),
+  };
+  for (CLI::Option* o : problem) o->excludes(scen);
+  app.add_option("--arch", a->arch, "gfx950, gfx1030 or all (default)")
+      ->check(CLI::IsMember({"gfx950", "gfx1030", "all"}));
+  app.add_option("--path", a->path, "auto (default), 2d or 3d")->check(CLI::IsMember({"auto", "2d", "3d"}));
+  app.add_option("--cus", a->cus, "compute units (default: gfx950 256, gfx1030 72)")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--filter", a->filter, "only instances whose name matches this glob");
+  app.add_option("--segments", a->segments, "3D segment count (default: the selector's)")->check(CLI::Range(1, 4096));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "uattn-explain: %s\nRun with --help for more information.\n", e.what());
+    return 2;
   }
-  if (!kv_dtype_set && dtype_set) a->adhoc.kv_dtype = a->adhoc.q_dtype;
-  if (a->scenarios.empty() && !a->have_adhoc) return "give --scenarios FILE or the problem flags";
-  if (!a->scenarios.empty() && a->have_adhoc)
-    return "--scenarios cannot be combined with problem flags (--head-size, --dtype, ...)";
-  if (a->have_adhoc) {
-    const Scenario& s = a->adhoc;
-    if (s.head_size == 0 || s.num_q_heads == 0 || s.num_kv_heads == 0)
-      return "the problem flags need --head-size, --q-heads and --kv-heads (and --block-size, default 16)";
-  }
-  return "";
+  for (CLI::Option* o : problem) a->have_adhoc = a->have_adhoc || o->count() > 0;
+  auto usage = [](const char* what) {
+    std::fprintf(stderr, "uattn-explain: %s\nRun with --help for more information.\n", what);
+    return 2;
+  };
+  if (a->scenarios.empty() && !a->have_adhoc) return usage("give --scenarios FILE or the problem flags");
+  if (a->have_adhoc && (s.head_size == 0 || s.num_q_heads == 0 || s.num_kv_heads == 0))
+    return usage("the problem flags need --head-size, --q-heads and --kv-heads (--block-size defaults to 16)");
+  uattn::explain::parse_dtype(a->dtype, &s.q_dtype);
+  s.kv_dtype = s.q_dtype;
+  if (!a->kv_dtype.empty()) uattn::explain::parse_dtype(a->kv_dtype, &s.kv_dtype);
+  if (a->arch == "all") a->archs = {uattn::Arch::gfx950, uattn::Arch::gfx1030};
+  else a->archs = {a->arch == "gfx950" ? uattn::Arch::gfx950 : uattn::Arch::gfx1030};
+  a->force = a->path == "2d" ? uattn::ForcePath::k2D : a->path == "3d" ? uattn::ForcePath::k3D : uattn::ForcePath::kAuto;
+  return -1;
 }
 
 void print_launch(const char* label, const uattn::KernelLaunch& k) {
@@ -168,7 +114,7 @@ bool explain(const Scenario& sc, const std::string& batch_note, const Args& a) {
   }
   bool ok = true;
   uattn::SelectOptions opt;
-  opt.path = a.path;
+  opt.path = a.force;
   opt.filter = a.filter;
   opt.num_segments = a.segments;
   for (uattn::Arch arch : a.archs) {
@@ -196,13 +142,16 @@ bool explain(const Scenario& sc, const std::string& batch_note, const Args& a) {
 
 int main(int argc, char** argv) {
   Args a;
-  const std::string err = parse_args(argc, argv, &a);
-  if (!err.empty()) return usage_error(err);
+  const int rc = parse_args(argc, argv, &a);
+  if (rc >= 0) return rc;
 
   std::vector<std::pair<int, int>> seqs_override;
   if (!a.seqs.empty()) {
     std::string e;
-    if (!uattn::explain::parse_seqs(a.seqs, &seqs_override, &e)) return usage_error(e);
+    if (!uattn::explain::parse_seqs(a.seqs, &seqs_override, &e)) {
+      std::fprintf(stderr, "uattn-explain: %s\n", e.c_str());
+      return 2;
+    }
   }
 
   std::vector<Scenario> scenarios;

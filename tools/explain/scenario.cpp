@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "json.hpp"
+#include <nlohmann/json.hpp>
 
 namespace uattn::explain {
 
@@ -48,43 +48,46 @@ bool parse_seqs(const std::string& s, std::vector<std::pair<int, int>>* out, std
 
 namespace {
 
-struct Ctx {  // where a field is, for messages
+using nlohmann::json;
+
+// Errors say where: "<file>: scenarios[3] (name): 'field' ...".
+struct Ctx {
   std::string where;
   std::string* error;
   bool bad(const std::string& what) { *error = where + ": " + what; return false; }
 };
 
-bool get_int(Ctx& c, const Json& e, const char* key, int* v, bool required, int lo) {
-  const Json* j = e.find(key);
-  if (!j) return required ? c.bad(std::string("'") + key + "' is missing") : true;
-  if (j->type != Json::Type::kNumber || j->num != std::floor(j->num) || j->num < lo || j->num > (1 << 30))
-    return c.bad(std::string("'") + key + "' must be an integer >= " + std::to_string(lo));
-  *v = (int)j->num;
+bool get_int(Ctx& c, const json& e, const char* key, int* v, bool required, int lo) {
+  auto it = e.find(key);
+  if (it == e.end()) return required ? c.bad(std::string("'") + key + "' is missing") : true;
+  if (!it->is_number_integer() || it->get<int64_t>() < lo || it->get<int64_t>() > (1 << 30))
+    return c.bad(std::string("'") + key + "' must be an integer >= " + std::to_string(lo) + ", not " + it->dump());
+  *v = it->get<int>();
   return true;
 }
 
-bool get_bool(Ctx& c, const Json& e, const char* key, bool* v) {
-  const Json* j = e.find(key);
-  if (!j || j->type == Json::Type::kNull) return true;
-  if (j->type != Json::Type::kBool) return c.bad(std::string("'") + key + "' must be true or false, not " + j->type_name());
-  *v = j->b;
+bool get_bool(Ctx& c, const json& e, const char* key, bool* v) {
+  auto it = e.find(key);
+  if (it == e.end() || it->is_null()) return true;
+  if (!it->is_boolean()) return c.bad(std::string("'") + key + "' must be true or false, not " + it->dump());
+  *v = it->get<bool>();
   return true;
 }
 
-bool get_dtype(Ctx& c, const Json& e, const char* key, DType* d, bool* present) {
-  const Json* j = e.find(key);
-  *present = j != nullptr;
-  if (!j) return true;
-  if (j->type != Json::Type::kString || !parse_dtype(j->str, d))
-    return c.bad(std::string("'") + key + "' must be one of fp16, bf16, fp8e4m3");
+bool get_dtype(Ctx& c, const json& e, const char* key, DType* d, bool* present) {
+  auto it = e.find(key);
+  *present = it != e.end();
+  if (!*present) return true;
+  if (!it->is_string() || !parse_dtype(it->get<std::string>(), d))
+    return c.bad(std::string("'") + key + "' must be one of fp16, bf16, fp8e4m3, not " + it->dump());
   return true;
 }
 
-bool read_entry(Ctx& c, const Json& e, Scenario* sc) {
-  if (e.type != Json::Type::kObject) return c.bad(std::string("expected an object, found ") + e.type_name());
-  const Json* name = e.find("name");
-  if (!name || name->type != Json::Type::kString) return c.bad("'name' (a string) is missing");
-  sc->name = name->str;
+bool read_entry(Ctx& c, const json& e, Scenario* sc) {
+  if (!e.is_object()) return c.bad(std::string("expected an object, found ") + e.type_name());
+  auto name = e.find("name");
+  if (name == e.end() || !name->is_string()) return c.bad("'name' (a string) is missing");
+  sc->name = name->get<std::string>();
   c.where += " (" + sc->name + ")";
   bool has = false;
   if (!get_dtype(c, e, "dtype", &sc->q_dtype, &has)) return false;
@@ -94,24 +97,26 @@ bool read_entry(Ctx& c, const Json& e, Scenario* sc) {
   if (!get_int(c, e, "num_query_heads", &sc->num_q_heads, true, 1)) return false;
   if (!get_int(c, e, "num_kv_heads", &sc->num_kv_heads, true, 1)) return false;
   if (!get_int(c, e, "head_size", &sc->head_size, true, 1)) return false;
-  if (!e.find("block_size")) sc->defaulted.push_back("block_size=16");
+  if (!e.contains("block_size")) sc->defaulted.push_back("block_size=16");
   if (!get_int(c, e, "block_size", &sc->block_size, false, 1)) return false;
   if (!get_int(c, e, "window", &sc->window, false, 0)) return false;
-  if (const Json* j = e.find("softcap")) {
-    if (j->type != Json::Type::kNumber || !(j->num >= 0)) return c.bad("'softcap' must be a number >= 0");
-    sc->softcap = j->num;
+  if (auto it = e.find("softcap"); it != e.end()) {
+    if (!it->is_number() || !(it->get<double>() >= 0)) return c.bad("'softcap' must be a number >= 0, not " + it->dump());
+    sc->softcap = it->get<double>();
   }
   if (!get_bool(c, e, "alibi", &sc->alibi) || !get_bool(c, e, "qq_bias", &sc->qq_bias) ||
       !get_bool(c, e, "sinks", &sc->sinks))
     return false;
-  if (const Json* s = e.find("seqs")) {
-    if (s->type != Json::Type::kArray) return c.bad("'seqs' must be an array");
-    for (size_t i = 0; i < s->arr.size(); ++i) {
+  if (auto s = e.find("seqs"); s != e.end()) {
+    if (!s->is_array()) return c.bad("'seqs' must be an array");
+    for (size_t i = 0; i < s->size(); ++i) {
       Ctx ci{c.where + ": seqs[" + std::to_string(i) + "]", c.error};
-      int q = 0, k = 0;
-      if (!get_int(ci, s->arr[i], "q_len", &q, true, 0) || !get_int(ci, s->arr[i], "kv_len", &k, true, 0)) return false;
-      if (k < q) return ci.bad("kv_len " + std::to_string(k) + " < q_len " + std::to_string(q));
-      sc->seqs.emplace_back(q, k);
+      const json& q = (*s)[i];
+      if (!q.is_object()) return ci.bad("expected an object {\"q_len\": .., \"kv_len\": ..}");
+      int ql = 0, kl = 0;
+      if (!get_int(ci, q, "q_len", &ql, true, 0) || !get_int(ci, q, "kv_len", &kl, true, 0)) return false;
+      if (kl < ql) return ci.bad("kv_len " + std::to_string(kl) + " < q_len " + std::to_string(ql));
+      sc->seqs.emplace_back(ql, kl);
     }
   }
   return true;
@@ -122,21 +127,23 @@ bool read_entry(Ctx& c, const Json& e, Scenario* sc) {
 bool load_scenarios(const std::string& path, std::vector<Scenario>* out, std::string* error) {
   std::ifstream f(path, std::ios::binary);
   if (!f) { *error = path + ": cannot open (does the file exist? scenario files live in ../shared/scenarios)"; return false; }
-  std::stringstream ss;
-  ss << f.rdbuf();
-  Json doc;
-  std::string perr;
-  if (!parse_json(ss.str(), &doc, &perr)) { *error = path + ": invalid JSON at " + perr; return false; }
-  const char* key = doc.find("scenarios") ? "scenarios" : "models";
-  const Json* list = doc.find(key);
-  if (!list || list->type != Json::Type::kArray) {
+  json doc;
+  try {
+    doc = json::parse(f);
+  } catch (const json::parse_error& e) {
+    *error = path + ": invalid JSON: " + e.what();
+    return false;
+  }
+  const char* key = doc.contains("scenarios") ? "scenarios" : "models";
+  if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array()) {
     *error = path + ": expected a top-level object with a \"scenarios\" or \"models\" array";
     return false;
   }
-  for (size_t i = 0; i < list->arr.size(); ++i) {
+  const json& list = doc[key];
+  for (size_t i = 0; i < list.size(); ++i) {
     Ctx c{path + ": " + key + "[" + std::to_string(i) + "]", error};
     Scenario sc;
-    if (!read_entry(c, list->arr[i], &sc)) return false;
+    if (!read_entry(c, list[i], &sc)) return false;
     out->push_back(std::move(sc));
   }
   return true;

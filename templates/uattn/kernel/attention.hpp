@@ -137,7 +137,9 @@ struct AttnKernel {
     // Q operand: registers (MFMA B fragments) or LDS (wave32 body).
     dl::vec<CT, 8> qf[kMfma ? HEAD / 16 : 1];
     if constexpr (kMfma) {
+      UATTN_UNROLL
       for (int kk = 0; kk < HEAD / 16; ++kk)
+        UATTN_UNROLL
         for (int e = 0; e < 8; ++e)
           qf[kk][e] = row_valid ? qrow[16 * kk + 8 * part + e] : (CT)0.0f;
     } else {
@@ -159,6 +161,7 @@ struct AttnKernel {
       if (p.sinks != nullptr && row_valid && seg == 0) { m_i = p.sinks[head] * kLog2e; l_i = 1.0f; }
     }
     float acc[kNA];
+    UATTN_UNROLL
     for (int r = 0; r < kNA; ++r) acc[r] = 0.0f;
 
     const int bs = BLOCK > 0 ? BLOCK : p.block_size;
@@ -184,6 +187,7 @@ struct AttnKernel {
           koff = blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + (int64_t)kvh * p.k_stride_head + d0;
           voff = blk * p.v_stride_block + (int64_t)slot * p.v_stride_slot + (int64_t)kvh * p.v_stride_head + d0;
         }
+        UATTN_UNROLL
         for (int e = 0; e < 8; ++e) {
           k_lds.st(key * kRow + d0 + e, valid ? kv_elem(kc, koff + e) : (CT)0.0f);
           v_lds.st(key * kRow + d0 + e, valid ? kv_elem(vc, voff + e) : (CT)0.0f);
@@ -195,16 +199,21 @@ struct AttnKernel {
       float s[kNS];
       if constexpr (kMfma) {
         dl::vec<float, 16> sacc;
+        UATTN_UNROLL
         for (int r = 0; r < 16; ++r) sacc[r] = 0.0f;
+        UATTN_UNROLL
         for (int kk = 0; kk < HEAD / 16; ++kk) {
           const dl::vec<CT, 8> kf = k_lds.template ld_vec<8>(qcol * kRow + 16 * kk + 8 * part);
           dl::mfma_32x32x16(kf, qf[kk], sacc);
         }
+        UATTN_UNROLL
         for (int r = 0; r < 16; ++r) s[r] = sacc[r];
       } else {
+        UATTN_UNROLL
         for (int r = 0; r < kNS; ++r) {
           const int key = key_of(r, part);
           float dot = 0.0f;
+          _Pragma("unroll 8")  // bounded: full unrolling of small heads hoists every LDS load and spills
           for (int d = 0; d < kDP; ++d)
             dot += dl::to_f32(q_lds.ld(r_local * kRow + d)) * dl::to_f32(k_lds.ld(key * kRow + d));
           s[r] = dot;
@@ -213,6 +222,7 @@ struct AttnKernel {
 
       // Scale, softcap, mask, ALiBi, QQ-bias (SPEC.md s.1 steps 1-5), to log2 units.
       float mx = kNegInf;
+      UATTN_UNROLL
       for (int r = 0; r < kNS; ++r) {
         const int j = k0 + key_of(r, part);
         float v = s[r] * qk_scale;
@@ -234,30 +244,45 @@ struct AttnKernel {
       const float m_use = (m_new == kNegInf) ? 0.0f : m_new;
       const float alpha = dl::exp2(m_i - m_use);
       float sum = 0.0f;
+      UATTN_UNROLL
       for (int r = 0; r < kNS; ++r) { s[r] = dl::exp2(s[r] - m_use); sum += s[r]; }
       sum = row_sum(sum);
       l_i = l_i * alpha + sum;
       m_i = m_new;
+      UATTN_UNROLL
       for (int r = 0; r < kNA; ++r) acc[r] *= alpha;
 
       // acc += P V for this lane's (row, dims).
       if constexpr (kMfma) {
+        UATTN_UNROLL
         for (int ks = 0; ks < 2; ++ks) {  // two 16-key steps of the 32-key tile
           dl::vec<CT, 8> pf;
+          UATTN_UNROLL
           for (int e = 0; e < 8; ++e) pf[e] = dl::from_f32<CT>(s[8 * ks + e]);
+          UATTN_UNROLL
           for (int dt = 0; dt < kDP / 32; ++dt) {
             dl::vec<CT, 8> vf;  // V^T fragment: V[key(8ks+e)][32 dt + qcol]
+            UATTN_UNROLL
             for (int e = 0; e < 8; ++e) vf[e] = v_lds.ld(key_of(8 * ks + e, part) * kRow + 32 * dt + qcol);
             dl::vec<float, 16> o;
+            UATTN_UNROLL
             for (int r = 0; r < 16; ++r) o[r] = acc[16 * dt + r];
             dl::mfma_32x32x16(vf, pf, o);
+            UATTN_UNROLL
             for (int r = 0; r < 16; ++r) acc[16 * dt + r] = o[r];
           }
         }
       } else {
+        // Rolled over keys (unrolling hoists every V load and spills); the
+        // register of key jj is picked by selects, never by dynamic indexing.
+        _Pragma("unroll 1")
         for (int jj = 0; jj < BN; ++jj) {
           // p of key jj for this row sits in register jj/4 of lane qcol + QW*(jj%4).
-          const float pj = dl::shfl(s[jj >> 2], qcol + kQW * (jj & 3));
+          float mine = s[0];
+          UATTN_UNROLL
+          for (int i = 1; i < kNS; ++i) mine = (i == (jj >> 2)) ? s[i] : mine;
+          const float pj = dl::shfl(mine, qcol + kQW * (jj & 3));
+          UATTN_UNROLL
           for (int r = 0; r < kNA; ++r) acc[r] += pj * dl::to_f32(v_lds.ld(jj * kRow + d_of(r, part)));
         }
       }
@@ -266,12 +291,14 @@ struct AttnKernel {
     if (!row_valid) return;
     if constexpr (P == Path::k2D) {
       const float inv = l_i > 0.0f ? p.v_scale / l_i : 0.0f;
+      UATTN_UNROLL
       for (int r = 0; r < kNA; ++r) {
         const int d = d_of(r, part);
         if (d < HEAD) store_out(p, token, head, d, acc[r] * inv);
       }
     } else {
       const int64_t row = (token * p.num_q_heads + head) * S + seg;
+      UATTN_UNROLL
       for (int r = 0; r < kNA; ++r) {
         const int d = d_of(r, part);
         if (d < HEAD) p.ws_acc[row * HEAD + d] = acc[r] * p.v_scale;

@@ -4,6 +4,9 @@
 #include "uattn/kernel/config.hpp"
 #include "uattn/kernel/params.hpp"
 
+// Full unrolling of loops over register arrays (keeps them out of scratch).
+#define UATTN_UNROLL _Pragma("unroll")
+
 namespace uattn {
 
 constexpr float kLog2e = 1.4426950408889634f;  // log2(e)
