@@ -60,6 +60,7 @@ struct DeviceState {
   bool load_tried = false;
   Status load;              // result of hipModuleLoadData
   hipModule_t module = nullptr;
+  std::vector<uint8_t> image;  // the device's code object, when taken from an uncompressed bundle
   std::unordered_map<std::string, hipFunction_t> functions;
 };
 
@@ -113,7 +114,7 @@ struct Runtime::Impl {
     bool in_bundle = info.compressed;
     for (const std::string& a : info.archs) in_bundle = in_bundle || a == processor;
     bool in_table = false;
-    Arch arch;
+    Arch arch = Arch::gfx950;
     if (arch_from_name(processor, &arch))
       for (const InstanceRow& r : all_rows()) in_table = in_table || r.arch == arch;
     if (!in_bundle || !in_table) {
@@ -136,11 +137,16 @@ struct Runtime::Impl {
     d.load_tried = true;
     // An uncompressed bundle: hand HIP the device's own code object (an ELF);
     // a compressed one: the whole bundle (the HIP runtime decompresses and picks).
+    // The entry is copied out: bundle entries need not be aligned for ELF reading.
     const void* image = bundle.data();
     if (!info.compressed) {
       const std::string processor = d.gcn_arch.substr(0, d.gcn_arch.find(':'));
       for (const BundleEntry& en : info.entries)
-        if (en.arch == processor && en.size > 0) { image = bundle.data() + en.offset; break; }
+        if (en.arch == processor && en.size > 0) {
+          d.image.assign(bundle.begin() + (ptrdiff_t)en.offset, bundle.begin() + (ptrdiff_t)(en.offset + en.size));
+          image = d.image.data();
+          break;
+        }
     }
     const hipError_t e = hipModuleLoadData(&d.module, image);
     if (e == hipSuccess) return d.load = Status::Ok();
