@@ -45,8 +45,8 @@ const InstanceRow* row_of(const std::string& name) {
 }
 
 // Problem `idx` (0..2) for instance `r`.
-testing::ProblemSpec spec_for(const InstanceRow& r, int idx, uint64_t h) {
-  testing::ProblemSpec s{};
+uattn::testing::ProblemSpec spec_for(const InstanceRow& r, int idx, uint64_t h) {
+  uattn::testing::ProblemSpec s{};
   s.q_dtype = r.q_dtype;
   s.kv_dtype = r.kv_dtype;
   s.out_dtype = (idx == 2 && (h & 3) == 0) ? DType::fp8e4m3 : r.q_dtype;
@@ -56,7 +56,7 @@ testing::ProblemSpec spec_for(const InstanceRow& r, int idx, uint64_t h) {
   s.block_size = r.block_size > 0 ? r.block_size : generic_blocks[idx];
   static const int qpks[4] = {1, 4, 7, 8};
   const int qpk = qpks[(h + idx) % 4];
-  s.num_kv_heads = 1 + (int)((h >> 3) + idx) % 2;
+  s.num_kv_heads = 1 + (int)(((h >> 3) + (uint64_t)idx) % 2);
   s.num_q_heads = s.num_kv_heads * qpk;
   const bool large = r.block_m > uattn::rows_per_wave(r.arch);
   switch (idx) {
@@ -85,8 +85,8 @@ TEST_P(Instance, MatchesReference) {
   ASSERT_NE(r, nullptr);
   const uint64_t h = std::hash<std::string>{}(r->name);
   for (int idx = 0; idx < 3; ++idx) {
-    const testing::ProblemSpec spec = spec_for(*r, idx, h);
-    auto prob = testing::make_problem(spec, exec::guarded_allocator());
+    const uattn::testing::ProblemSpec spec = spec_for(*r, idx, h);
+    auto prob = uattn::testing::make_problem(spec, exec::guarded_allocator());
     exec::RunOptions o;
     o.arch = r->arch;
     o.select.filter = r->name;

@@ -28,7 +28,7 @@ constexpr double kTileBudget = 1500;
 
 struct Scenario {
   std::string name;
-  testing::ProblemSpec spec;
+  uattn::testing::ProblemSpec spec;
   int scale = 1;
 };
 
@@ -38,7 +38,7 @@ DType dtype_of(const std::string& s) {
   return DType::f16;
 }
 
-double work(const testing::ProblemSpec& s) {
+double work(const uattn::testing::ProblemSpec& s) {
   const int qpk = s.num_q_heads / s.num_kv_heads;
   double w = 0;
   for (auto [q, k] : s.seqs) w += std::ceil(q * qpk / 8.0) * s.num_kv_heads * std::ceil(k / 32.0);
@@ -55,7 +55,7 @@ std::vector<Scenario> load() {
     for (const auto& sc : models ? j["models"] : j["scenarios"]) {
       Scenario s;
       s.name = std::string(models ? "model_" : "") + sc["name"].get<std::string>();
-      testing::ProblemSpec& p = s.spec;
+      uattn::testing::ProblemSpec& p = s.spec;
       p.q_dtype = dtype_of(sc.value("dtype", "fp16"));
       p.kv_dtype = dtype_of(sc.value("kv_dtype", sc.value("dtype", "fp16")));
       p.out_dtype = p.q_dtype;
@@ -129,7 +129,7 @@ class ScenarioRun : public ::testing::TestWithParam<Case> {};
 TEST_P(ScenarioRun, MatchesReference) {
   const Case c = GetParam();
   const Scenario& s = scenarios()[c.idx];
-  auto prob = testing::make_problem(s.spec, exec::guarded_allocator());
+  auto prob = uattn::testing::make_problem(s.spec, exec::guarded_allocator());
   exec::RunOptions o;
   o.arch = c.arch;
   o.select.path = c.path;

@@ -22,15 +22,15 @@ using K = AttnKernelFault<kArch, Path::k2D, dl::f16, dl::f16, 64, 0, kFeatAll, r
 
 void kernel(AttnParams p) { K::run(p, dl::host::lds_base()); }
 
-struct GuardedAlloc final : testing::Allocator {
+struct GuardedAlloc final : uattn::testing::Allocator {
   void* alloc(size_t b, const char* n) override { return hostexec::guarded_alloc(b ? b : 1, n); }
   void free(void* p) override { hostexec::guarded_free(p); }
 };
 
-struct Outcome { hostexec::Result launch; testing::CompareResult cmp; };
+struct Outcome { hostexec::Result launch; uattn::testing::CompareResult cmp; };
 
 Outcome run_once() {
-  testing::ProblemSpec s{};
+  uattn::testing::ProblemSpec s{};
   s.q_dtype = s.kv_dtype = s.out_dtype = DType::f16;
   s.head_size = 64;
   s.block_size = 13;
@@ -40,7 +40,7 @@ Outcome run_once() {
   s.window = 20;
   s.seed = 7;
   static GuardedAlloc alloc;
-  auto prob = testing::make_problem(s, alloc);
+  auto prob = uattn::testing::make_problem(s, alloc);
   hostexec::Launch l{};
   l.kernel_name = "fault_" FAULT_NAME;
   const int qpk = s.num_q_heads / s.num_kv_heads;
@@ -54,7 +54,7 @@ Outcome run_once() {
   Outcome o;
   o.launch = hostexec::launch(&kernel, l, prob->params);
   const auto ref = ref::attention(ref::RefInputs{&prob->params, s.q_dtype, s.kv_dtype});
-  o.cmp = testing::compare_output(*prob, ref, 3e-3, 3e-3);
+  o.cmp = uattn::testing::compare_output(*prob, ref, 3e-3, 3e-3);
   return o;
 }
 
