@@ -24,7 +24,7 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr double kTileBudget = 1500;
+constexpr double kTileBudget = 3000;
 
 struct Scenario {
   std::string name;
