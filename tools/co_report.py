@@ -11,7 +11,7 @@ size, and an occupancy estimate (waves per SIMD) from registers and LDS.
 
 Occupancy model (estimates, not measurements):
   gfx950 (CDNA4): 512 VGPRs per lane per SIMD shared by arch VGPRs and AGPRs
-    (AGPRs start at the 4-aligned VGPR count), granule 8, at most 8 waves per
+    (the metadata's .vgpr_count is their unified total), granule 8, at most 8 waves per
     SIMD; 160 KiB LDS per CU, 4 SIMDs per CU.  Source: AMD Instinct CDNA3/CDNA4
     ISA reference guides (VGPR/AGPR unified register file), SPEC.md s.3.
   gfx1030 (RDNA2): wave32; a 128 KiB VGPR file per SIMD holds 1024 wave32
@@ -61,7 +61,7 @@ def occupancy(k):
     threads = k.get("max_flat_workgroup_size", 64)
     lds = k.get("group_segment_fixed_size", 0)
     if k.get("wavefront_size") == 64:  # gfx950
-        regs = align(align(k["vgpr_count"], 4) + k.get("agpr_count", 0), 8)
+        regs = align(k["vgpr_count"], 8)  # on gfx90a+ .vgpr_count already counts the AGPRs
         by_reg = min(8, 512 // max(regs, 8))
         waves_per_wg = max(1, threads // 64)
         by_lds = (160 * 1024 // lds) * waves_per_wg / 4 if lds else 8.0

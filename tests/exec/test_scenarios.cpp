@@ -13,11 +13,13 @@
 
 #include <cmath>
 #include <fstream>
+#include <stdexcept>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "run.hpp"
+#include "scenario.hpp"  // tools/explain
 
 using namespace uattn;
 using json = nlohmann::json;
@@ -32,12 +34,6 @@ struct Scenario {
   int scale = 1;
 };
 
-DType dtype_of(const std::string& s) {
-  if (s == "bf16") return DType::bf16;
-  if (s == "fp8" || s == "fp8e4m3") return DType::fp8e4m3;
-  return DType::f16;
-}
-
 double work(const uattn::testing::ProblemSpec& s) {
   const int qpk = s.num_q_heads / s.num_kv_heads;
   double w = 0;
@@ -48,32 +44,31 @@ double work(const uattn::testing::ProblemSpec& s) {
 std::vector<Scenario> load() {
   std::vector<Scenario> out;
   for (const char* file : {"default.json", "models.json"}) {
-    std::ifstream in(std::string(UATTN_SCENARIO_DIR) + "/" + file);
-    if (!in) continue;
-    const json j = json::parse(in);
-    const bool models = !j.contains("scenarios");
-    for (const auto& sc : models ? j["models"] : j["scenarios"]) {
+    std::vector<explain::Scenario> list;
+    std::string err;
+    if (!explain::load_scenarios(std::string(UATTN_SCENARIO_DIR) + "/" + file, &list, &err))
+      throw std::runtime_error(err);
+    const bool models = std::string(file) == "models.json";
+    for (const explain::Scenario& sc : list) {
       Scenario s;
-      s.name = std::string(models ? "model_" : "") + sc["name"].get<std::string>();
+      s.name = (models ? "model_" : "") + sc.name;
       uattn::testing::ProblemSpec& p = s.spec;
-      p.q_dtype = dtype_of(sc.value("dtype", "fp16"));
-      p.kv_dtype = dtype_of(sc.value("kv_dtype", sc.value("dtype", "fp16")));
+      p.q_dtype = sc.q_dtype;
+      p.kv_dtype = sc.kv_dtype;
       p.out_dtype = p.q_dtype;
-      p.head_size = sc["head_size"];
-      p.block_size = sc.value("block_size", 16);
-      p.num_q_heads = sc["num_query_heads"];
-      p.num_kv_heads = sc["num_kv_heads"];
-      p.window = sc.value("window", 0);
-      p.softcap = sc.value("softcap", 0.0f);
-      p.softmax_scale = sc.value("softmax_scale", 0.0f);
-      p.alibi = sc.value("alibi", false);
-      p.qq_bias = sc.value("qq_bias", false);
-      p.qq_bias_stride = sc.value("qq_bias_stride", 0);
-      p.sinks = sc.value("sinks", false);
-      if (sc.contains("seqs"))
-        for (const auto& q : sc["seqs"]) p.seqs.push_back({q["q_len"], q["kv_len"]});
-      else
-        p.seqs = {{1, 2048}, {1, 1500}, {64, 512}};  // models: a decode + prefill batch (the harness's choice)
+      p.head_size = sc.head_size;
+      p.block_size = sc.block_size;
+      p.num_q_heads = sc.num_q_heads;
+      p.num_kv_heads = sc.num_kv_heads;
+      p.window = sc.window;
+      p.softcap = (float)sc.softcap;
+      p.softmax_scale = (float)sc.softmax_scale;
+      p.alibi = sc.alibi;
+      p.qq_bias = sc.qq_bias;
+      p.qq_bias_stride = sc.qq_bias_stride;
+      p.sinks = sc.sinks;
+      p.seqs = sc.seqs;
+      if (p.seqs.empty()) p.seqs = {{1, 2048}, {1, 1500}, {64, 512}};  // models: a decode + prefill batch (the harness's choice)
       p.seed = std::hash<std::string>{}(s.name);
       while (work(p) > kTileBudget) {
         s.scale *= 2;

@@ -7,11 +7,11 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 
+#include "scenario.hpp"  // tools/explain
 #include "uattn/table.hpp"
 
 using namespace uattn;
@@ -134,46 +134,21 @@ TEST(Table, GlobMatch) {
   EXPECT_TRUE(glob_match("*", ""));
 }
 
-DType dtype_of(const std::string& s) {
-  if (s == "bf16") return DType::bf16;
-  if (s == "fp8" || s == "fp8e4m3") return DType::fp8e4m3;
-  return DType::f16;
-}
-
 // Every scenario of ../shared/scenarios resolves on both architectures for auto, 2d and 3d.
 TEST(Table, SharedScenariosResolve) {
   if (!full_matrix()) GTEST_SKIP();
   size_t n = 0;
   for (const char* file : {"default.json", "models.json"}) {
-    std::ifstream in(std::string(UATTN_SCENARIO_DIR) + "/" + file);
-    ASSERT_TRUE(in) << file;
-    const nlohmann::json j = nlohmann::json::parse(in);
-    const auto& list = j.contains("scenarios") ? j["scenarios"] : j["models"];
-    for (const auto& sc : list) {
-      ProblemDesc p;
-      p.q_dtype = dtype_of(sc.value("dtype", "fp16"));
-      p.kv_dtype = dtype_of(sc.value("kv_dtype", sc.value("dtype", "fp16")));
-      p.out_dtype = p.q_dtype;
-      p.head_size = sc["head_size"];
-      p.block_size = sc.value("block_size", 16);
-      p.num_q_heads = sc["num_query_heads"];
-      p.num_kv_heads = sc["num_kv_heads"];
-      if (sc.value("window", 0) > 0) p.features |= kFeatWindow;
-      if (sc.value("softcap", 0.0) != 0.0) p.features |= kFeatSoftcap;
-      if (sc.value("alibi", false)) p.features |= kFeatAlibi;
-      if (sc.value("qq_bias", false)) p.features |= kFeatQQBias;
-      if (sc.value("sinks", false)) p.features |= kFeatSinks;
-      std::vector<std::pair<int, int>> seqs;
-      if (sc.contains("seqs")) for (const auto& s : sc["seqs"]) seqs.push_back({s["q_len"], s["kv_len"]});
-      else seqs = {{1, 2048}, {1, 2048}, {512, 1024}};
-      p.num_seqs = (int)seqs.size(); p.num_tokens = 0; p.max_seqlen_q = 0; p.max_seqlen_k = 0;
-      for (auto [q, k] : seqs) { p.num_tokens += q; p.max_seqlen_q = std::max(p.max_seqlen_q, q); p.max_seqlen_k = std::max(p.max_seqlen_k, k); }
+    std::vector<explain::Scenario> list;
+    std::string err;
+    ASSERT_TRUE(explain::load_scenarios(std::string(UATTN_SCENARIO_DIR) + "/" + file, &list, &err)) << err;
+    for (explain::Scenario sc : list) {
+      if (sc.seqs.empty()) sc.seqs = {{1, 2048}, {1, 2048}, {512, 1024}};
       for (Arch a : built_archs())
         for (ForcePath fp : {ForcePath::kAuto, ForcePath::k2D, ForcePath::k3D}) {
-          p.arch = a;
           SelectOptions o; o.path = fp;
-          const Selection s = select(p, o);
-          EXPECT_TRUE(s.ok) << sc["name"] << " " << to_string(a) << ": " << s.error;
+          const Selection s = select(explain::to_problem(sc, a, 0), o);
+          EXPECT_TRUE(s.ok) << sc.name << " " << to_string(a) << ": " << s.error;
           ++n;
         }
     }

@@ -104,6 +104,12 @@ bool read_entry(Ctx& c, const json& e, Scenario* sc) {
     if (!it->is_number() || !(it->get<double>() >= 0)) return c.bad("'softcap' must be a number >= 0, not " + it->dump());
     sc->softcap = it->get<double>();
   }
+  if (!get_int(c, e, "qq_bias_stride", &sc->qq_bias_stride, false, 1)) return false;
+  if (auto it = e.find("softmax_scale"); it != e.end()) {
+    if (!it->is_number() || !(it->get<double>() > 0))
+      return c.bad("'softmax_scale' must be a number > 0, not " + it->dump());
+    sc->softmax_scale = it->get<double>();
+  }
   if (!get_bool(c, e, "alibi", &sc->alibi) || !get_bool(c, e, "qq_bias", &sc->qq_bias) ||
       !get_bool(c, e, "sinks", &sc->sinks))
     return false;

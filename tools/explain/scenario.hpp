@@ -18,6 +18,8 @@ struct Scenario {
   int window = 0;                         // model window W (0 = off) -> window_left = W - 1
   double softcap = 0;
   bool alibi = false, qq_bias = false, sinks = false;
+  int qq_bias_stride = 0;                 // 0 = not given
+  double softmax_scale = 0;               // 0 = not given (1/sqrt(head_size))
   std::vector<std::string> defaulted;     // fields the file left out that got a default, for the report
 };
 

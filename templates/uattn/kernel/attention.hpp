@@ -75,6 +75,19 @@ struct AttnKernel {
     else return base[off];
   }
 
+  // 2D epilogue: out[token, head, d] = acc * inv for this lane's dims, in OT
+  // (the dtype is dispatched once per row, so the loop fully unrolls).
+  template <class OT>
+  UATTN_INLINE static void store_row(const AttnParams& p, int64_t token, int head, int part, const float* acc,
+                                     float inv) {
+    OT* out = static_cast<OT*>(p.out) + token * p.o_stride_token + (int64_t)head * p.o_stride_head;
+    UATTN_UNROLL
+    for (int r = 0; r < kNA; ++r) {
+      const int d = d_of(r, part);
+      if (d < HEAD) out[d] = out_value<OT>(acc[r] * inv, p.output_scale);
+    }
+  }
+
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
     const int qpk = p.num_q_heads / p.num_kv_heads;
     const int kvh = dl::block_id_y();
@@ -291,11 +304,8 @@ struct AttnKernel {
     if (!row_valid) return;
     if constexpr (P == Path::k2D) {
       const float inv = l_i > 0.0f ? p.v_scale / l_i : 0.0f;
-      UATTN_UNROLL
-      for (int r = 0; r < kNA; ++r) {
-        const int d = d_of(r, part);
-        if (d < HEAD) store_out(p, token, head, d, acc[r] * inv);
-      }
+      if (p.out_dtype == (int32_t)DType::fp8e4m3) store_row<dl::fp8e4m3>(p, token, head, part, acc, inv);
+      else store_row<QT>(p, token, head, part, acc, inv);
     } else {
       const int64_t row = (token * p.num_q_heads + head) * S + seg;
       UATTN_UNROLL

@@ -24,19 +24,29 @@ UATTN_INLINE float tanh_f(float x) {
   return x < 0 ? -r : r;
 }
 
-// Writes one output element in the output dtype: the Q dtype (f16/bf16), or
-// fp8 e4m3 as clamp(v / output_scale, +-448) (SPEC.md s.1 step 7).
+// Output element conversion: the Q dtype (f16/bf16) as is; fp8 e4m3 as
+// clamp(v / output_scale, +-448) (SPEC.md s.1 step 7).
+template <class OT>
+UATTN_INLINE OT out_value(float v, float output_scale) {
+  if constexpr (sizeof(OT) == 1) {
+    float s = v / output_scale;
+    s = fminf_(fmaxf_(s, -kFp8Max), kFp8Max);
+    return dl::from_f32<OT>(s);
+  } else {
+    return dl::from_f32<OT>(v);
+  }
+}
+
+// Writes one output element in p.out_dtype (for kernels whose output dtype is
+// only known at run time, e.g. the reduce kernel).
 UATTN_INLINE void store_out(const AttnParams& p, int64_t token, int head, int d, float v) {
   const int64_t off = token * p.o_stride_token + (int64_t)head * p.o_stride_head + d;
   switch ((DType)p.out_dtype) {
-    case DType::f16: static_cast<dl::f16*>(p.out)[off] = dl::from_f32<dl::f16>(v); break;
-    case DType::bf16: static_cast<dl::bf16*>(p.out)[off] = dl::from_f32<dl::bf16>(v); break;
-    case DType::fp8e4m3: {
-      float s = v / p.output_scale;
-      s = fminf_(fmaxf_(s, -kFp8Max), kFp8Max);
-      static_cast<uint8_t*>(p.out)[off] = dl::f32_to_fp8e4m3(s);
+    case DType::f16: static_cast<dl::f16*>(p.out)[off] = out_value<dl::f16>(v, p.output_scale); break;
+    case DType::bf16: static_cast<dl::bf16*>(p.out)[off] = out_value<dl::bf16>(v, p.output_scale); break;
+    case DType::fp8e4m3:
+      static_cast<dl::fp8e4m3*>(p.out)[off] = out_value<dl::fp8e4m3>(v, p.output_scale);
       break;
-    }
   }
 }
 
