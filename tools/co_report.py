@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Per-kernel resource report of uattn code objects (no GPU needed).
 
-Usage: co_report.py [--readelf llvm-readelf-21] [--json] CODE_OBJECT...
+Usage: co_report.py [--readelf llvm-readelf-21] [--json] [--mix] CODE_OBJECT...
        (the per-arch code objects of a build: build/default/uattn_gfx950.co,
         build/default/uattn_gfx1030.co)
 
 Reads the AMDGPU metadata notes (llvm-readelf --notes) and prints, per kernel:
 VGPRs, AGPRs, SGPRs, VGPR/SGPR spills, static LDS bytes, scratch bytes, wave
-size, and an occupancy estimate (waves per SIMD) from registers and LDS.
+size, an occupancy estimate (waves per SIMD) from registers and LDS, and with
+--mix static instruction counts per class (llvm-objdump -d).
 
 Occupancy model (estimates, not measurements):
   gfx950 (CDNA4): 512 VGPRs per lane per SIMD shared by arch VGPRs and AGPRs
@@ -55,6 +56,41 @@ def kernels(readelf, path):
     return [k for k in ks if "name" in k]
 
 
+MIX = (  # instruction classes counted by --mix (mnemonic prefixes)
+    ("mfma", ("v_mfma",)),
+    ("lds_rd", ("ds_read", "ds_load")),
+    ("lds_wr", ("ds_write", "ds_store")),
+    ("bperm", ("ds_bpermute", "ds_swizzle", "v_permlane")),
+    ("glb_ld", ("global_load", "buffer_load", "flat_load")),
+    ("glb_st", ("global_store", "buffer_store", "flat_store")),
+    ("scratch", ("scratch_",)),
+    ("barrier", ("s_barrier",)),
+    ("valu", ("v_",)),
+)
+
+
+def mix(objdump, path):
+    """Static instruction counts per kernel from llvm-objdump -d (code size, not executed counts)."""
+    out = subprocess.run([objdump, "-d", "--no-show-raw-insn", path], check=True, capture_output=True,
+                         text=True).stdout
+    per, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
+        if m:
+            cur = per.setdefault(m.group(1), {c: 0 for c, _ in MIX})
+            continue
+        if cur is None:
+            continue
+        ins = line.strip().split(" ")[0]
+        if not ins or ins.startswith(";"):
+            continue
+        for cls, prefixes in MIX:
+            if ins.startswith(prefixes):
+                cur[cls] += 1
+                break
+    return per
+
+
 def occupancy(k):
     def align(x, g):
         return (x + g - 1) // g * g
@@ -76,24 +112,31 @@ def occupancy(k):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--readelf", default="llvm-readelf-21")
+    ap.add_argument("--objdump", default="llvm-objdump-21")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--mix", action="store_true", help="add static instruction counts per kernel")
     ap.add_argument("code_objects", nargs="+")
     a = ap.parse_args()
     rows = []
     for co in a.code_objects:
+        m = mix(a.objdump, co) if a.mix else {}
         for k in kernels(a.readelf, co):
             k["occupancy_waves_per_simd"] = occupancy(k)
             k["code_object"] = co
+            if a.mix:
+                k["mix"] = m.get(k["name"], {})
             rows.append(k)
     if a.json:
         json.dump(rows, sys.stdout, indent=1, sort_keys=True)
         print()
         return 0
-    print(f"{'kernel':64} {'vgpr':>4} {'agpr':>4} {'sgpr':>4} {'vspill':>6} {'lds':>6} {'scratch':>7} {'occ':>5}")
+    hdr = "".join(f" {c:>7}" for c, _ in MIX) if a.mix else ""
+    print(f"{'kernel':64} {'vgpr':>4} {'agpr':>4} {'sgpr':>4} {'vspill':>6} {'lds':>6} {'scratch':>7} {'occ':>5}{hdr}")
     for k in rows:
         print(f"{k['name']:64} {k['vgpr_count']:4} {k.get('agpr_count', 0):4} {k['sgpr_count']:4} "
               f"{k['vgpr_spill_count']:6} {k['group_segment_fixed_size']:6} {k['private_segment_fixed_size']:7} "
-              f"{k['occupancy_waves_per_simd']:5}")
+              f"{k['occupancy_waves_per_simd']:5}" +
+              ("".join(f" {k['mix'].get(c, 0):7}" for c, _ in MIX) if a.mix else ""))
     spills = sum(1 for k in rows if k["vgpr_spill_count"] or k.get("sgpr_spill_count", 0))
     scratch = sum(1 for k in rows if k["private_segment_fixed_size"])
     print(f"# {len(rows)} kernels, {spills} with spills, {scratch} with scratch")
