@@ -87,6 +87,22 @@ std::string nearest(const ProblemDesc& p, Path path) {
   return out.empty() ? "none for this architecture" : out;
 }
 
+bool served_head(const ProblemDesc& p) {
+  for (const InstanceRow& r : all_rows())
+    if (r.arch == p.arch && r.head_size == p.head_size) return true;
+  return false;
+}
+
+std::string served_heads(Arch a) {
+  std::vector<int> h;
+  for (const InstanceRow& r : all_rows())
+    if (r.arch == a && std::find(h.begin(), h.end(), r.head_size) == h.end()) h.push_back(r.head_size);
+  std::sort(h.begin(), h.end());
+  std::string s;
+  for (int x : h) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s.empty() ? "none" : s;
+}
+
 std::string describe(const ProblemDesc& p) {
   std::ostringstream o;
   o << "arch=" << to_string(p.arch) << " q_dtype=" << to_string(p.q_dtype) << " kv_dtype=" << to_string(p.kv_dtype)
@@ -119,6 +135,11 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
   Selection sel;
   const std::string bad = check(p);
   if (!bad.empty()) { sel.error = "invalid problem: " + bad; return sel; }
+  if (opt.num_segments < 0 || opt.num_segments > kMaxSegments) {
+    sel.error = "num_segments=" + std::to_string(opt.num_segments) + ": expected 0 (selector's choice) to " +
+                std::to_string(kMaxSegments);
+    return sel;
+  }
   const int cus = p.num_cus > 0 ? p.num_cus : default_cus(p.arch);
   const int qpk = p.num_q_heads / p.num_kv_heads;
   const int rows_per_wave = uattn::rows_per_wave(p.arch);
@@ -158,6 +179,11 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
   }
 
   const InstanceRow* row = pick(path, path == Path::k2D && want_large);
+  if (!row && !served_head(p)) {
+    sel.error = "head_size=" + std::to_string(p.head_size) + " is not served on " + to_string(p.arch) +
+                " (served: " + served_heads(p.arch) + ")";
+    return sel;
+  }
   if (!row) {
     sel.error = "no instance for " + describe(p) + " path=" + to_string(path) +
                 (opt.filter.empty() ? "" : " filter='" + opt.filter + "'") + "; nearest: " + nearest(p, path);

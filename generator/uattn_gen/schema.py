@@ -344,14 +344,19 @@ def _parse_head_size(node) -> int:
     return v
 
 
+# A specialised block size is a C++ int template argument; larger pages are
+# served by the generic ('any') instances.
+MAX_BLOCK_SIZE = 1 << 16
+
+
 def _parse_block_size(node) -> int:
     if _str(node) == "any":
         return ANY_BLOCK
     v = _int(node)
     if v is None:
         raise _Bad(f"block_size is {_describe(node)}, expected an integer >= 1 or 'any'")
-    if v < 1:
-        raise _Bad(f"block_size {v} is invalid, expected an integer >= 1 or 'any'")
+    if v < 1 or v > MAX_BLOCK_SIZE:
+        raise _Bad(f"block_size {v} is invalid, expected an integer in [1, {MAX_BLOCK_SIZE}] or 'any'")
     return v
 
 

@@ -212,6 +212,8 @@ std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc)
   }
   if (spec.window < 0) bad("window = " + str(spec.window) + " < 0");
   if (!(spec.softcap >= 0) || !std::isfinite(spec.softcap)) bad("softcap = " + str(spec.softcap));
+  if (!(spec.softmax_scale >= 0) || !std::isfinite(spec.softmax_scale))
+    bad("softmax_scale = " + str(spec.softmax_scale) + ", expected finite and > 0 (0 = 1/sqrt(head_size))");
   if (spec.qq_bias_stride < 0) bad("qq_bias_stride = " + str(spec.qq_bias_stride) + " < 0");
   if (spec.kv_dtype != DType::fp8e4m3 && (spec.k_scale != 1 || spec.v_scale != 1))
     bad("k_scale = " + str(spec.k_scale) + ", v_scale = " + str(spec.v_scale) + ": scales need fp8 kv");

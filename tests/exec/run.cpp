@@ -10,10 +10,10 @@
 
 namespace uattn::exec {
 
-Tolerance tolerance_for(DType q, DType out) {
-  if (out == DType::fp8e4m3) return {0.15, 0.15};
-  if (q == DType::bf16) return {1.5e-2, 1e-2};
-  return {3e-3, 3e-3};
+Tolerance tolerance_for(DType q, DType out, float output_scale) {
+  const Tolerance base = q == DType::bf16 ? Tolerance{1.5e-2, 1e-2} : Tolerance{3e-3, 3e-3};
+  if (out != DType::fp8e4m3) return base;
+  return {0.15 + base.atol / output_scale, 0.15 + base.rtol};
 }
 
 ProblemDesc describe_problem(const testing::Problem& prob, Arch arch) {
@@ -90,7 +90,7 @@ RunResult run_problem(testing::Problem& prob, const RunOptions& opt) {
     }
   }
   const std::vector<double> ref = ref::attention(ref::RefInputs{&prob.params, prob.spec.q_dtype, prob.spec.kv_dtype});
-  const Tolerance t = opt.use_tolerance_override ? opt.tol : tolerance_for(prob.spec.q_dtype, prob.spec.out_dtype);
+  const Tolerance t = opt.use_tolerance_override ? opt.tol : tolerance_for(prob.spec.q_dtype, prob.spec.out_dtype, prob.spec.output_scale);
   res.cmp = testing::compare_output(prob, ref, t.atol, t.rtol);
   if (!res.cmp.ok) { res.error = "mismatch vs reference: " + res.cmp.first_failure; return res; }
   res.ok = true;

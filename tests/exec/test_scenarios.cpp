@@ -3,7 +3,7 @@
 // end through `auto`, forced `2d` and forced `3d` on each AMD architecture,
 // executed on the CPU and compared with the fp64 reference. Results go to a
 // JSON report shaped like the seed harness's (max_abs / mean_abs vs reference
-// per lane): UATTN_REPORT_PATH with the architecture appended.
+// per lane): UATTN_REPORT_PATH with ".<arch>.<lane>.json" appended.
 //
 // Scaling: CPU execution of a workgroup costs ~1 ms per KV tile, so scenarios
 // whose work exceeds kTileBudget KV-tile iterations are scaled down: every
@@ -131,7 +131,7 @@ TEST_P(ScenarioRun, MatchesReference) {
   const exec::RunResult r = exec::run_problem(*prob, o);
   json seqs = json::array();
   for (auto [q, k] : s.spec.seqs) seqs.push_back({q, k});
-  report().add(to_string(c.arch), json{{"scenario", s.name}, {"lane", path_name(c.path)}, {"path", to_string(r.path)},
+  report().add(std::string(to_string(c.arch)) + "." + path_name(c.path), json{{"scenario", s.name}, {"lane", path_name(c.path)}, {"path", to_string(r.path)},
                                        {"instance", r.instance}, {"reduce_instance", r.reduce_instance},
                                        {"num_segments", r.num_segments}, {"seqs_q_kv", seqs}, {"scale_divisor", s.scale},
                                        {"max_abs", r.cmp.max_abs}, {"mean_abs", r.cmp.mean_abs},

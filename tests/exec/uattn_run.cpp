@@ -83,7 +83,13 @@ int main(int argc, char** argv) {
   o.select.filter = instance;
   o.select.path = path == "2d" ? ForcePath::k2D : path == "3d" ? ForcePath::k3D : ForcePath::kAuto;
   o.select.num_segments = segments;
-  const exec::RunResult r = exec::run_problem(*prob, o);
+  exec::RunResult r;
+  try {
+    r = exec::run_problem(*prob, o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "uattn-run: %s\n", e.what());
+    return 1;
+  }
   std::printf("problem   %s\n", uattn::testing::describe(s).c_str());
   std::printf("instance  %s%s%s (path %s, segments %d)\n", r.instance.c_str(), r.reduce_instance.empty() ? "" : " + ",
               r.reduce_instance.c_str(), to_string(r.path), r.num_segments);

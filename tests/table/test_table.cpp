@@ -109,8 +109,8 @@ TEST(Table, OutsideTheServedSpaceNamesWhatIsMissing) {
   p.head_size = 100;
   Selection s = select(p);
   ASSERT_FALSE(s.ok);
-  EXPECT_NE(s.error.find("head_size=100"), std::string::npos) << s.error;
-  EXPECT_NE(s.error.find("nearest: uattn_"), std::string::npos) << s.error;
+  EXPECT_NE(s.error.find("head_size=100 is not served"), std::string::npos) << s.error;
+  if (full_matrix()) EXPECT_NE(s.error.find("served: 64, 80, 96, 112, 128, 192, 256"), std::string::npos) << s.error;
   p.head_size = 128; p.num_q_heads = 12; p.num_kv_heads = 5;
   s = select(p);
   ASSERT_FALSE(s.ok);
@@ -124,6 +124,15 @@ TEST(Table, OutsideTheServedSpaceNamesWhatIsMissing) {
   s = select(p, o);
   ASSERT_FALSE(s.ok);
   EXPECT_NE(s.error.find("filter='no_such_instance*'"), std::string::npos) << s.error;
+  EXPECT_NE(s.error.find("nearest: uattn_"), std::string::npos) << s.error;
+  o.filter.clear();
+  for (int bad_segments : {-3, kMaxSegments + 1}) {
+    o.num_segments = bad_segments;
+    o.path = ForcePath::k3D;
+    s = select(p, o);
+    ASSERT_FALSE(s.ok);
+    EXPECT_NE(s.error.find("num_segments=" + std::to_string(bad_segments)), std::string::npos) << s.error;
+  }
 }
 
 TEST(Table, GlobMatch) {

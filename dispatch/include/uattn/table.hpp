@@ -53,10 +53,14 @@ struct ProblemDesc {
   int num_cus = 0;               // 0 = the architecture's usual count (gfx950 256, gfx1030 72)
 };
 
+// Largest segment count a caller may request (more segments than KV tiles is
+// allowed: the extra segments are empty).
+constexpr int kMaxSegments = 1024;
+
 struct SelectOptions {
   ForcePath path = ForcePath::kAuto;
   std::string filter;            // glob over instance names ('*', '?'); empty = all
-  int num_segments = 0;          // 3D only; 0 = chosen by the selector
+  int num_segments = 0;          // 3D only; 0 = chosen by the selector, else 1..kMaxSegments
 };
 
 struct Dim3 { uint32_t x = 1, y = 1, z = 1; };
