@@ -68,6 +68,11 @@ run_in() {
     top=$(dirname "$UATTN_DIR")
     mkdir -p "$UATTN_ROOT$top"
     mount --rbind "$top" "$UATTN_ROOT$top"
+    # ../shared may be a link to a folder elsewhere: bind its real path too.
+    if [ -L "$top/shared" ]; then
+      real=$(readlink -f "$top/shared")
+      case "$real" in "$top"/*) ;; *) mkdir -p "$UATTN_ROOT$real" && mount --rbind "$real" "$UATTN_ROOT$real" ;; esac
+    fi
     shift 0
     exec chroot "$UATTN_ROOT" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root \
       TERM="${TERM:-dumb}" LANG=C.UTF-8 CI="${CI:-}" UATTN_IN_ROOT=1 \
