@@ -115,6 +115,8 @@ def main():
     ap.add_argument("--objdump", default="llvm-objdump-21")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--mix", action="store_true", help="add static instruction counts per kernel")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 if any kernel spills VGPRs or uses scratch (a quality gate for CTest)")
     ap.add_argument("code_objects", nargs="+")
     a = ap.parse_args()
     rows = []
@@ -126,10 +128,11 @@ def main():
             if a.mix:
                 k["mix"] = m.get(k["name"], {})
             rows.append(k)
+    bad = [k["name"] for k in rows if k["vgpr_spill_count"] or k["private_segment_fixed_size"]]
     if a.json:
         json.dump(rows, sys.stdout, indent=1, sort_keys=True)
         print()
-        return 0
+        return 1 if (a.check and bad) else 0
     hdr = "".join(f" {c:>7}" for c, _ in MIX) if a.mix else ""
     print(f"{'kernel':64} {'vgpr':>4} {'agpr':>4} {'sgpr':>4} {'vspill':>6} {'lds':>6} {'scratch':>7} {'occ':>5}{hdr}")
     for k in rows:
@@ -140,6 +143,9 @@ def main():
     spills = sum(1 for k in rows if k["vgpr_spill_count"] or k.get("sgpr_spill_count", 0))
     scratch = sum(1 for k in rows if k["private_segment_fixed_size"])
     print(f"# {len(rows)} kernels, {spills} with spills, {scratch} with scratch")
+    if a.check and bad:
+        print("# VGPR spills or scratch in: " + ", ".join(bad))
+        return 1
     return 0
 
 
