@@ -4,10 +4,12 @@
 # dependencies: editing either re-runs this step on the next build.
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 set(UATTN_GEN_DIR "${CMAKE_BINARY_DIR}/generated")
-set(_gen_args generate --out "${UATTN_GEN_DIR}")
+# `--matrix FILE` for every matrix; also used by tests/CMakeLists.txt to list subsets.
+set(UATTN_MATRIX_ARGS "")
 foreach(_m IN LISTS UATTN_MATRIX)
-  list(APPEND _gen_args --matrix "${_m}")
+  list(APPEND UATTN_MATRIX_ARGS --matrix "${_m}")
 endforeach()
+set(_gen_args generate --out "${UATTN_GEN_DIR}" ${UATTN_MATRIX_ARGS})
 if(UATTN_SUBSET)
   list(APPEND _gen_args --subset "${UATTN_SUBSET}")
 endif()

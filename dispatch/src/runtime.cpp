@@ -219,8 +219,13 @@ const std::string& Runtime::bundle_path() const { return impl_->path; }
 const BundleInfo& Runtime::bundle_info() const { return impl_->info; }
 
 Status Runtime::plan(const AttentionArgs& args, Selection* sel, const SelectOptions& opt) {
-  Status s = validate(args);
-  if (!s.ok()) return s;
+  const Status s = validate(args);
+  return s.ok() ? plan_validated(args, sel, opt) : s;
+}
+
+// plan() for arguments validate() already accepted.
+Status Runtime::plan_validated(const AttentionArgs& args, Selection* sel, const SelectOptions& opt) {
+  Status s;
   DeviceState* d = nullptr;
   int dev = -1;
   {
@@ -239,7 +244,7 @@ Status Runtime::workspace_size(const AttentionArgs& args, size_t* bytes, const S
   Status s = validate(args);
   if (!s.ok() || empty_call(args)) return s;
   Selection sel;
-  s = plan(args, &sel, opt);
+  s = plan_validated(args, &sel, opt);
   if (s.ok()) *bytes = (size_t)sel.workspace_bytes;
   return s;
 }
@@ -249,7 +254,7 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
   Status s = validate(args);
   if (!s.ok() || empty_call(args)) return s;
   Selection sel;
-  s = plan(args, &sel, opt);
+  s = plan_validated(args, &sel, opt);
   if (!s.ok()) return s;
   if (sel.path == Path::k3D) {
     if (!workspace || workspace_bytes < sel.workspace_bytes) {

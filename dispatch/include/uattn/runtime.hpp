@@ -90,6 +90,7 @@ class Runtime {
  private:
   struct Impl;
   explicit Runtime(std::unique_ptr<Impl> impl);
+  Status plan_validated(const AttentionArgs& args, Selection* sel, const SelectOptions& opt);
   std::unique_ptr<Impl> impl_;
 };
 
