@@ -47,10 +47,4 @@ if(DEFINED UATTN_BUNDLE)
 endif()
 target_link_libraries(uattn PUBLIC uattn_table uattn_validate PRIVATE "${UATTN_AMDHIP64_LIBRARY}" ${CMAKE_DL_LIBS})
 
-include(GNUInstallDirs)
-install(TARGETS uattn LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES ${CMAKE_CURRENT_LIST_DIR}/include/uattn/uattn.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/uattn)
-if(DEFINED UATTN_BUNDLE)
-  # <libdir>/uattn/ is where Runtime::create looks next to an installed libuattn.
-  install(FILES "${UATTN_BUNDLE}" DESTINATION ${CMAKE_INSTALL_LIBDIR}/uattn OPTIONAL)
-endif()
+# Installed with the other targets by cmake/UattnInstall.cmake.
