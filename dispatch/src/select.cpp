@@ -63,7 +63,7 @@ int default_cus(Arch a) { return a == Arch::gfx950 ? 256 : 72; }  // MI355X, V62
 bool serves(const InstanceRow& r, const ProblemDesc& p, Path path) {
   return r.arch == p.arch && r.path == path && r.q_dtype == p.q_dtype && r.kv_dtype == p.kv_dtype &&
          r.head_size == p.head_size && (r.block_size == 0 || r.block_size == p.block_size) &&
-         (p.features & ~r.features) == 0;
+         (p.features & ~r.features) == 0 && (p.rows_aligned || is_generic(r) || r.path == Path::kReduce);
 }
 
 uint64_t grid_x(const ProblemDesc& p, int block_m) {

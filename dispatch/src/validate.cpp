@@ -269,6 +269,13 @@ ProblemDesc describe(const AttentionArgs& a, Arch arch, int num_cus) {
   p.max_seqlen_q = a.max_seqlen_q;
   p.max_seqlen_k = a.max_seqlen_k;
   p.num_cus = num_cus;
+  const auto aligned = [](const TensorDesc& t) {
+    const uint64_t bytes = t.dtype == DType::fp8e4m3 ? 1u : 2u;
+    int64_t s = 0;
+    for (int i = 0; i + 1 < t.rank; ++i) s |= t.stride[i];
+    return (uint64_t)(uintptr_t)t.data % (8u * bytes) == 0 && (s & 7) == 0;
+  };
+  p.rows_aligned = aligned(a.q) && aligned(a.out) && aligned(a.k_cache) && aligned(a.v_cache);
   return p;
 }
 

@@ -1,5 +1,8 @@
 #include "run.hpp"
 
+#include "uattn/device/dl.hpp"
+#include "uattn/kernel/phases.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -31,6 +34,9 @@ ProblemDesc describe_problem(const testing::Problem& prob, Arch arch) {
   d.num_tokens = prob.num_tokens;
   d.max_seqlen_q = prob.max_seqlen_q;
   d.max_seqlen_k = prob.max_seqlen_k;
+  const auto bytes = [](DType t) { return t == DType::fp8e4m3 ? 1 : 2; };
+  d.rows_aligned = rows_aligned(prob.params, bytes(prob.spec.q_dtype), bytes(prob.spec.kv_dtype),
+                                bytes(prob.spec.out_dtype));
   return d;
 }
 

@@ -75,6 +75,8 @@ uattn::testing::ProblemSpec spec_for(const InstanceRow& r, int idx, uint64_t h) 
   if (s.kv_dtype == DType::fp8e4m3) { s.k_scale = 0.75f; s.v_scale = 1.25f; }
   s.kv_view_of_combined = (h >> 23) & 1;
   s.seed = h * 31 + (uint64_t)idx;
+  // Generic instances also serve rows that are not 8-element aligned (odd strides).
+  if (r.block_size == 0 && r.features == kFeatAll && idx == 1) s.head_pad = 1;
   return s;
 }
 

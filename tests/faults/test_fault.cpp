@@ -6,19 +6,21 @@
 //   FAULT_EXPECT_MISMATCH  the launch succeeds but the output differs from the reference
 //   FAULT_EXPECT_NAN       an output element is never written (poisoned NaN survives)
 //   FAULT_EXPECT_DEATH     an out-of-bounds access stops the process naming the kernel
+//   FAULT_EXPECT_MISALIGNED a vector access the problem's layout does not allow fails the launch
+//                          (the problem then has odd row strides)
 #include <gtest/gtest.h>
 
 #include "engine.hpp"
 #include "problem.hpp"
 #include "reference.hpp"
-#include "uattn/kernel/attention.hpp"  // the mutated copy (include path order)
+#include "uattn/kernel/attention.hpp"  // includes the mutated copy (include path order)
 
 using namespace uattn;
 
 namespace {
 
 constexpr Arch kArch = Arch::FAULT_ARCH;
-using K = AttnKernelFault<kArch, Path::k2D, dl::f16, dl::f16, 64, 0, kFeatAll, rows_per_wave(kArch), 32, 1>;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, 64, 0, kFeatAll, rows_per_wave(kArch), 32, 1>;
 
 void kernel(AttnParams p) { K::run(p, dl::host::lds_base()); }
 
@@ -39,6 +41,9 @@ Outcome run_once() {
   s.seqs = {{5, 70}, {1, 40}, {0, 3}};
   s.window = 20;
   s.seed = 7;
+#if defined(FAULT_EXPECT_MISALIGNED)
+  s.head_pad = 1;  // odd row strides: no 8-element alignment
+#endif
   static GuardedAlloc alloc;
   auto prob = uattn::testing::make_problem(s, alloc);
   hostexec::Launch l{};
@@ -66,6 +71,9 @@ TEST(Fault, FAULT_TEST_NAME) {
 #if defined(FAULT_EXPECT_RACE)
   ASSERT_FALSE(o.launch.ok);
   EXPECT_NE(o.launch.error.find("race"), std::string::npos) << o.launch.error;
+#elif defined(FAULT_EXPECT_MISALIGNED)
+  ASSERT_FALSE(o.launch.ok);
+  EXPECT_NE(o.launch.error.find("misaligned"), std::string::npos) << o.launch.error;
 #elif defined(FAULT_EXPECT_PARTIAL)
   ASSERT_FALSE(o.launch.ok);
   EXPECT_NE(o.launch.error.find("partial wave"), std::string::npos) << o.launch.error;

@@ -910,6 +910,11 @@ void lds_access(uint32_t offset, uint32_t bytes, bool write) {
                          "is %u bytes",
                          where(e).c_str(), me, rw(write), bytes, offset, e.l.lds_bytes));
   }
+  if ((bytes & (bytes - 1)) == 0 && offset % bytes != 0) {
+    fail_lane(e, me, fmt("misaligned LDS access in %s: lane %d %s %u bytes at offset %u (ds_read/ds_write of %u "
+                         "bytes needs a %u-byte aligned address)",
+                         where(e).c_str(), me, rw(write), bytes, offset, bytes, bytes));
+  }
   if (!lds_track(e, me, offset, bytes, write)) {
     e.lanes[me].st = LState::Faulted;
     yield_lane(e, me);
@@ -918,5 +923,12 @@ void lds_access(uint32_t offset, uint32_t bytes, bool write) {
 }
 
 float exp2(float x) { return std::exp2(x); }
+
+void misaligned(const void* p, uint32_t bytes, bool write) {
+  Engine& e = eng("misaligned");
+  const int me = e.cur;
+  fail_lane(e, me, fmt("misaligned vector access in %s: lane %d %s %u bytes at %p, which is not %u-byte aligned",
+                       where(e).c_str(), me, rw(write), bytes, p, bytes));
+}
 
 }  // namespace dl::host

@@ -51,7 +51,17 @@ struct ProblemDesc {
   int max_seqlen_q = 1;
   int max_seqlen_k = 1;
   int num_cus = 0;               // 0 = the architecture's usual count (gfx950 256, gfx1030 72)
+  // Every q/out/k_cache/v_cache row starts on an 8-element boundary (base
+  // addresses aligned to 8 elements, strides multiples of 8: uattn::rows_aligned,
+  // templates/uattn/kernel/phases.hpp). Specialised instances move rows with
+  // vector accesses and require it; false routes to the generic instances
+  // (any block size, every feature), which test it at run time.
+  bool rows_aligned = true;
 };
+
+// True when `r` is a generic instance (any block size, every feature): it
+// serves unaligned rows too.
+inline bool is_generic(const InstanceRow& r) { return r.block_size == 0 && r.features == kFeatAll; }
 
 // Largest segment count a caller may request (more segments than KV tiles is
 // allowed: the extra segments are empty).

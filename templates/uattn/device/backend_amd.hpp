@@ -5,7 +5,12 @@
 #include <stdint.h>
 
 #define UATTN_GLOBAL extern "C" __attribute__((global))
-#define UATTN_LAUNCH_BOUNDS(threads) __attribute__((amdgpu_flat_work_group_size(threads, threads)))
+// Workgroup size and the minimum waves per SIMD the register allocator must
+// allow (LLVM AMDGPUUsage: amdgpu_flat_work_group_size, amdgpu_waves_per_eu).
+// On gfx950 a bound of >= 2 waves caps a wave at 256 VGPRs, which also makes
+// the compiler keep MFMA accumulators in VGPRs (no AGPR copies).
+#define UATTN_LAUNCH_BOUNDS(threads, waves_per_eu) \
+  __attribute__((amdgpu_flat_work_group_size(threads, threads), amdgpu_waves_per_eu(waves_per_eu)))
 #define UATTN_LDS_DECL(name, bytes) __attribute__((shared)) __attribute__((aligned(16))) char name[(bytes) > 0 ? (bytes) : 4]
 
 namespace dl {
@@ -75,6 +80,41 @@ UATTN_INLINE void mfma_32x32x16(const vec<bf16, 8>& a, const vec<bf16, 8>& b, ve
 // No matrix cores on this target: MFMA code paths must not be instantiated.
 template <class T>
 void mfma_32x32x16(const vec<T, 8>&, const vec<T, 8>&, vec<float, 16>&) = delete;
+#endif
+
+// Global memory vector access of N elements (N * sizeof(T) in {4, 8, 16} bytes)
+// at an address aligned to that size: one global_load_dword{,x2,x4} /
+// global_store_dword{,x2,x4}. The alignment is the caller's promise (see
+// uattn::rows_aligned); the host backend checks it.
+template <int N, class T>
+UATTN_INLINE vec<T, N> ldg(const T* p) {
+  vec<T, N> r;
+  __builtin_memcpy(&r, __builtin_assume_aligned(p, N * sizeof(T)), sizeof(r));
+  return r;
+}
+template <int N, class T>
+UATTN_INLINE void stg(T* p, const vec<T, N>& v) {
+  __builtin_memcpy(__builtin_assume_aligned(p, N * sizeof(T)), &v, sizeof(v));
+}
+
+#if defined(__gfx950__)
+// v_cvt_pk_f32_fp8: the two OCP E4M3 codes in bytes [2 hi, 2 hi + 1] of `bits`
+// to two floats (exact). AMD Instinct CDNA4 ISA reference guide, VOP1/VOP3
+// opcode V_CVT_PK_F32_FP8 (gfx950 decodes OCP E4M3, OFP8 rev 1.0 s.5).
+// `hi` must be a compile-time constant (the instruction's OPSEL bit).
+UATTN_INLINE void cvt_pk_f32_fp8(uint32_t bits, bool hi, float& x0, float& x1) {
+  typedef float f32x2_t __attribute__((ext_vector_type(2)));
+  const f32x2_t r = hi ? __builtin_amdgcn_cvt_pk_f32_fp8((int)bits, true)
+                       : __builtin_amdgcn_cvt_pk_f32_fp8((int)bits, false);
+  x0 = r[0];
+  x1 = r[1];
+}
+#else
+UATTN_INLINE void cvt_pk_f32_fp8(uint32_t bits, bool hi, float& x0, float& x1) {
+  const uint32_t w = hi ? bits >> 16 : bits;
+  x0 = fp8e4m3_to_f32((uint8_t)w);
+  x1 = fp8e4m3_to_f32((uint8_t)(w >> 8));
+}
 #endif
 
 // LDS access hooks: plain loads/stores on hardware.

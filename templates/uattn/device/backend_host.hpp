@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #define UATTN_GLOBAL extern "C"
-#define UATTN_LAUNCH_BOUNDS(threads)
+#define UATTN_LAUNCH_BOUNDS(threads, waves_per_eu)
 #define UATTN_LDS_DECL(name, bytes) char* name = ::dl::host::lds_base()
 
 namespace dl {
@@ -28,6 +28,8 @@ char* lds_base();
 // Records an LDS access of `bytes` at `offset` for race and bounds checking.
 void lds_access(uint32_t offset, uint32_t bytes, bool write);
 float exp2(float x);
+// Fails the launch: a vector global access of `bytes` at `p` is not aligned to `bytes`.
+[[noreturn]] void misaligned(const void* p, uint32_t bytes, bool write);
 }  // namespace host
 
 inline int wave_size() { return host::wave_size(); }
@@ -52,6 +54,32 @@ inline void mfma_32x32x16(const vec<f16, 8>& a, const vec<f16, 8>& b, vec<float,
 }
 inline void mfma_32x32x16(const vec<bf16, 8>& a, const vec<bf16, 8>& b, vec<float, 16>& c) {
   host::mfma_32x32x16_bf16(a.v, b.v, c.v);
+}
+
+// Vector global access of N elements at an address aligned to N * sizeof(T)
+// bytes (hardware: one global_load/store_dword{,x2,x4}); misalignment fails
+// the launch, so a kernel cannot assume more alignment than a problem has.
+template <int N, class T>
+inline vec<T, N> ldg(const T* p) {
+  if ((uintptr_t)p % (N * sizeof(T))) host::misaligned(p, N * sizeof(T), false);
+  vec<T, N> r;
+  __builtin_memcpy(&r, p, sizeof(r));
+  return r;
+}
+template <int N, class T>
+inline void stg(T* p, const vec<T, N>& v) {
+  if ((uintptr_t)p % (N * sizeof(T))) host::misaligned(p, N * sizeof(T), true);
+  __builtin_memcpy(p, &v, sizeof(v));
+}
+
+// Emulated v_cvt_pk_f32_fp8 (gfx950): the two OCP E4M3 codes of the selected
+// 16-bit word (hi = bits [31:16], else [15:0]; lower byte first) to two floats,
+// exactly. AMD Instinct CDNA4 ISA reference guide, opcode V_CVT_PK_F32_FP8
+// (SRC0 word select by OPSEL; gfx950 uses OCP E4M3, OFP8 rev 1.0 s.5).
+inline void cvt_pk_f32_fp8(uint32_t bits, bool hi, float& x0, float& x1) {
+  const uint32_t w = hi ? bits >> 16 : bits;
+  x0 = fp8e4m3_to_f32((uint8_t)(w & 0xFFu));
+  x1 = fp8e4m3_to_f32((uint8_t)((w >> 8) & 0xFFu));
 }
 
 inline void lds_check(const char* base, uint32_t offset, uint32_t bytes, bool write) {

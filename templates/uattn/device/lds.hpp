@@ -25,16 +25,19 @@ struct Lds {
     lds_check(base, offset + i * (uint32_t)sizeof(T), (uint32_t)sizeof(T), true);
     *ptr(i) = v;
   }
-  // N consecutive elements starting at i (i*sizeof(T) must be 16-byte friendly for N*sizeof(T) >= 16).
+  // N consecutive elements starting at element i; the byte address must be a
+  // multiple of N * sizeof(T) (one ds_read/ds_write of that width on hardware).
   template <int N>
   UATTN_INLINE vec<T, N> ld_vec(uint32_t i) const {
     lds_check(base, offset + i * (uint32_t)sizeof(T), (uint32_t)(N * sizeof(T)), false);
-    return *reinterpret_cast<const vec<T, N>*>(ptr(i));
+    vec<T, N> r;
+    __builtin_memcpy(&r, __builtin_assume_aligned(ptr(i), N * sizeof(T)), sizeof(r));
+    return r;
   }
   template <int N>
   UATTN_INLINE void st_vec(uint32_t i, const vec<T, N>& v) const {
     lds_check(base, offset + i * (uint32_t)sizeof(T), (uint32_t)(N * sizeof(T)), true);
-    *reinterpret_cast<vec<T, N>*>(ptr(i)) = v;
+    __builtin_memcpy(__builtin_assume_aligned(ptr(i), N * sizeof(T)), &v, sizeof(v));
   }
 };
 

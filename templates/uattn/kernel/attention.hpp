@@ -21,12 +21,13 @@
 //  gfx1030 (wave32, no matrix cores, QW 8, LPQ 4): lane holds keys part + 4 i
 //    (i < 8) and output dims part + 4 i (i < head_pad/4).
 #pragma once
+#include "uattn/kernel/attention_mfma.hpp"
 #include "uattn/kernel/common.hpp"
 
 namespace uattn {
 
 template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN, int WAVES>
-struct AttnKernel {
+struct AttnBodyWave32 {
   static_assert(P == Path::k2D || P == Path::k3D, "attention kernel path");
   static_assert(BN == 32, "KV tile of 32 keys");
   static_assert(HEAD % 16 == 0, "head size multiple of 16");
@@ -35,6 +36,7 @@ struct AttnKernel {
   static constexpr int kLPQ = kWave / kQW;
   static_assert(BM == kQW * WAVES, "block_m = rows_per_wave * waves");
   static constexpr int kThreads = kWave * WAVES;
+  static constexpr int kWavesPerEU = 1;
   static constexpr int kDP = head_pad(A, HEAD);
   static constexpr int kRow = lds_row(A, HEAD);
   static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
@@ -317,5 +319,11 @@ struct AttnKernel {
     }
   }
 };
+
+// The kernel of an instance: the body of its architecture's matrix capability.
+template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN, int WAVES>
+using AttnKernel = typename Conditional<A == Arch::gfx950,
+                                        AttnBodyMfma<A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES>,
+                                        AttnBodyWave32<A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES>>::type;
 
 }  // namespace uattn

@@ -8,13 +8,13 @@
 #define UATTN_ATTENTION_INSTANCE(NAME, ARCH, PATH, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES)            \
   using NAME##_traits = ::uattn::AttnKernel<::uattn::Arch::ARCH, ::uattn::Path::PATH, QT, KVT, HEAD, BLOCK, \
                                             FEATS, BM, BN, WAVES>;                                          \
-  UATTN_GLOBAL UATTN_LAUNCH_BOUNDS(NAME##_traits::kThreads) void NAME(::uattn::AttnParams p) {            \
+  UATTN_GLOBAL UATTN_LAUNCH_BOUNDS(NAME##_traits::kThreads, NAME##_traits::kWavesPerEU) void NAME(::uattn::AttnParams p) {            \
     UATTN_LDS_DECL(uattn_lds, NAME##_traits::kLdsBytes);                                                   \
     NAME##_traits::run(p, uattn_lds);                                                                      \
   }
 
 #define UATTN_REDUCE_INSTANCE(NAME, ARCH, HEAD)                                                 \
   using NAME##_traits = ::uattn::ReduceKernel<::uattn::Arch::ARCH, HEAD>;                      \
-  UATTN_GLOBAL UATTN_LAUNCH_BOUNDS(NAME##_traits::kThreads) void NAME(::uattn::AttnParams p) { \
+  UATTN_GLOBAL UATTN_LAUNCH_BOUNDS(NAME##_traits::kThreads, NAME##_traits::kWavesPerEU) void NAME(::uattn::AttnParams p) { \
     NAME##_traits::run(p, nullptr);                                                            \
   }

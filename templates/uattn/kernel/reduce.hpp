@@ -15,6 +15,7 @@ struct ReduceKernel {
   static constexpr int kWave = wave_size_of(A);
   static constexpr int kThreads = kWave;
   static constexpr uint32_t kLdsBytes = 0;
+  static constexpr int kWavesPerEU = 1;
 
   UATTN_INLINE static void run(const AttnParams& p, char* /*lds*/) {
     const int64_t token = dl::block_id_x();

@@ -1,0 +1,494 @@
+// Attention body for architectures with 32x32x16 MFMA (wave64; gfx950).
+//
+// One workgroup of WAVES waves serves BM = 32 * WAVES packed query rows of one
+// KV head (phases.hpp) and walks its KV tiles BN keys at a time. Per tile:
+//   stage K/V  - 16-byte global loads (8-byte for fp8 KV) through block_table
+//                into registers one tile ahead, then K -> LDS [key][d] and
+//                V -> LDS transposed, V^T [d][key], so every MFMA operand is
+//                one 16-byte LDS read;
+//   scores     - S^T = K Q^T with v_mfma_f32_32x32x16 (Q stays in registers as
+//                the B operand); masks only on boundary tiles (phases.hpp);
+//   softmax    - online, log2 units; the row max is shared by the two lanes
+//                that hold a row (l and l ^ 32), the row sum stays per lane
+//                until the epilogue;
+//   P.V        - O^T += V^T P^T: P goes from the score registers straight into
+//                the B operand.
+//
+// Lane roles (MFMA 32x32 C layout, see dl::mfma_32x32x16): lane l holds query
+// row qcol = l % 32 of its wave and part = l / 32. MFMA row i of S^T tile st is
+// the key 32 st + pi(i), pi swapping bits 2 and 3 of i, so score register r of
+// a lane holds key 32 st + 16 (r / 8) + 8 part + r % 8: the 8 keys a lane feeds
+// to one P.V step are consecutive, and their V^T fragment is one 16-byte read.
+// Accumulator register r of output tile dt holds dim 32 dt + (r%4) + 8 (r/4) +
+// 4 part of row qcol: four consecutive dims, stored with one vector store.
+//
+// Rows and strides: the vector paths need rows_aligned() (phases.hpp). The
+// generic instance (any block size, every feature) tests it at run time and
+// falls back to element loads/stores; every other instance requires it (the
+// lookup table routes unaligned problems to the generic instance).
+#pragma once
+#include "uattn/kernel/phases.hpp"
+
+namespace uattn {
+
+template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN, int WAVES>
+struct AttnBodyMfma {
+  static_assert(P == Path::k2D || P == Path::k3D, "attention kernel path");
+  static_assert(BN % 32 == 0, "KV tile of a multiple of 32 keys");
+  static_assert(HEAD % 16 == 0, "head size multiple of 16");
+  static constexpr int kWave = 64;
+  static constexpr int kQW = 32;
+  static_assert(BM == kQW * WAVES, "block_m = 32 * waves");
+  static constexpr int kThreads = kWave * WAVES;
+  // At least 2 waves per SIMD: <= 256 VGPRs per lane (gfx950 has 512 per SIMD lane,
+  // VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4 ISA, "VGPR and AGPR" allocation).
+  static constexpr int kWavesPerEU = 2;
+  static constexpr int kDP = (HEAD + 31) / 32 * 32;  // output dims padded to the 32-wide MFMA tile
+  static constexpr int kKRow = HEAD + 8;             // K tile row, elements (16-byte multiple, spreads banks)
+  static constexpr int kVRow = BN + 8;               // V^T tile row, elements
+  static constexpr uint32_t kStageElems = (uint32_t)(BN * kKRow + HEAD * kVRow);
+  static_assert(kStageElems * 2u == attn_lds_stage_bytes(HEAD, BN), "LDS layout (config.hpp)");
+  static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
+  static constexpr int kStages = (int)(kLdsBytes / (kStageElems * 2u));  // 2: LDS double buffer
+  static_assert(kLdsBytes <= lds_budget(A), "LDS budget");
+  static constexpr int kST = BN / 32;        // S^T tiles per KV tile
+  static constexpr int kDT = kDP / 32;       // O^T tiles
+  static constexpr int kKK = HEAD / 16;      // 16-deep MFMA steps over the head
+  static constexpr int kChunks = HEAD / 8;   // 8-element chunks of a row
+  static constexpr int kUnits = (BN / 4) * kChunks;  // staging unit: 4 consecutive keys x one chunk
+  static constexpr int kUPL = (kUnits + kThreads - 1) / kThreads;
+  static constexpr bool kUnitGuard = (kUnits % kThreads) != 0;
+  static constexpr bool kWin = (FEATS & kFeatWindow) != 0;
+  static constexpr bool kCap = (FEATS & kFeatSoftcap) != 0;
+  static constexpr bool kAlibi = (FEATS & kFeatAlibi) != 0;
+  static constexpr bool kQQ = (FEATS & kFeatQQBias) != 0;
+  static constexpr bool kSink = (FEATS & kFeatSinks) != 0;
+  static constexpr bool kFp8 = sizeof(KVT) == 1;
+  // The generic instance serves unaligned problems too (run-time check).
+  static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
+  using CT = QT;  // LDS / MFMA dtype; fp8 KV is widened exactly into it
+  // One staged chunk as loaded: 8 elements of KVT (16 bytes, or 8 for fp8).
+  using Raw = dl::vec<uint32_t, kFp8 ? 2 : 4>;
+
+  // Key (within the KV tile) of score register r of S^T tile st for `part`.
+  UATTN_INLINE static int key_of(int st, int r, int part) { return 32 * st + 16 * (r >> 3) + 8 * part + (r & 7); }
+  // MFMA row of S^T that holds key k (k < 32): the inverse of the permutation above.
+  UATTN_INLINE static int row_key(int i) { return (i & 3) | ((i & 4) << 1) | ((i & 8) >> 1) | (i & 16); }
+  // First of the 4 consecutive head dims of accumulator registers 4 g .. 4 g + 3 of tile dt.
+  UATTN_INLINE static int d_of(int dt, int g, int part) { return 32 * dt + 8 * g + 4 * part; }
+
+  UATTN_INLINE static float row_max(float v) { return fmaxf_(v, dl::shfl_xor(v, 32)); }
+  UATTN_INLINE static float row_sum(float v) { return v + dl::shfl_xor(v, 32); }
+
+  // Per-lane state of the tile loop.
+  struct State {
+    dl::vec<CT, 8> qf[kKK];   // Q row as MFMA B fragments
+    float acc[kDT][16];       // O^T accumulators
+    float m_i, l_i;           // running max (log2 units, row-shared), running sum (this lane's keys)
+    Raw k_raw[kUPL][4], v_raw[kUPL][4];  // the next tile, staged in registers
+  };
+
+  struct Ctx {
+    const AttnParams* p;
+    WorkItem w;
+    int kvh, lane, part, qcol, tid;
+    bool row_valid;
+    int p_tok, head, t_abs;
+    int64_t token;
+    float qk_log2;            // softmax_scale * k_scale * log2(e)
+    float slope_log2;         // ALiBi slope * log2(e) (0 without ALiBi)
+    const int32_t* bt;
+    int bs;
+    FastDiv bdiv;
+    char* lds;
+  };
+
+  // ---- stage K/V: global -> registers ------------------------------------
+  template <bool kAligned>
+  UATTN_INLINE static Raw load_chunk(const KVT* base, int64_t off) {
+    if constexpr (kAligned) {
+      const dl::vec<KVT, 8> v = dl::ldg<8>(base + off);
+      return __builtin_bit_cast(Raw, v);
+    } else {
+      dl::vec<KVT, 8> v;
+      UATTN_UNROLL
+      for (int e = 0; e < 8; ++e) v[e] = base[off + e];
+      return __builtin_bit_cast(Raw, v);
+    }
+  }
+
+  // Loads tile `tile` into s.k_raw / s.v_raw. kClamp: keys outside [kv_lo,
+  // kv_hi) are replaced by the nearest key inside (their scores are masked,
+  // and no block_table entry outside the sequence's range is read).
+  template <bool kAligned, bool kClamp>
+  UATTN_INLINE static void stage_load(const Ctx& c, State& s, int tile) {
+    const AttnParams& p = *c.p;
+    const KVT* kc = static_cast<const KVT*>(p.k_cache);
+    const KVT* vc = static_cast<const KVT*>(p.v_cache);
+    const int k0 = tile * BN;
+    UATTN_UNROLL
+    for (int i = 0; i < kUPL; ++i) {
+      const int u = c.tid + i * kThreads;
+      if (kUnitGuard && u >= kUnits) break;
+      const int g = u / kChunks, d0 = (u % kChunks) * 8;
+      const int64_t head_off_k = (int64_t)c.kvh * p.k_stride_head + d0;
+      const int64_t head_off_v = (int64_t)c.kvh * p.v_stride_head + d0;
+      if constexpr (!kClamp && BLOCK > 0 && BLOCK % 4 == 0) {
+        const int j = k0 + 4 * g;  // 4 keys in one block
+        const int64_t blk = c.bt[j / BLOCK];
+        const int slot = j % BLOCK;
+        const int64_t kb = blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + head_off_k;
+        const int64_t vb = blk * p.v_stride_block + (int64_t)slot * p.v_stride_slot + head_off_v;
+        UATTN_UNROLL
+        for (int q = 0; q < 4; ++q) {
+          s.k_raw[i][q] = load_chunk<kAligned>(kc, kb + q * p.k_stride_slot);
+          s.v_raw[i][q] = load_chunk<kAligned>(vc, vb + q * p.v_stride_slot);
+        }
+      } else {
+        UATTN_UNROLL
+        for (int q = 0; q < 4; ++q) {
+          int j = k0 + 4 * g + q;
+          if constexpr (kClamp) {
+            j = j < c.w.kv_lo ? c.w.kv_lo : j;
+            j = j >= c.w.kv_hi ? c.w.kv_hi - 1 : j;
+          }
+          int64_t blk;
+          int slot;
+          if constexpr (BLOCK > 0) {
+            blk = c.bt[j / BLOCK];
+            slot = j % BLOCK;
+          } else {
+            const int bi = (int)c.bdiv.div((uint32_t)j);
+            blk = c.bt[bi];
+            slot = j - bi * c.bs;
+          }
+          s.k_raw[i][q] = load_chunk<kAligned>(kc, blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + head_off_k);
+          s.v_raw[i][q] = load_chunk<kAligned>(vc, blk * p.v_stride_block + (int64_t)slot * p.v_stride_slot + head_off_v);
+        }
+      }
+    }
+  }
+
+  UATTN_INLINE static dl::vec<CT, 8> widen(const Raw& r) {
+    if constexpr (kFp8) {
+      dl::vec<CT, 8> o;
+      UATTN_UNROLL
+      for (int w = 0; w < 2; ++w) {
+        float x0, x1, x2, x3;
+        dl::cvt_pk_f32_fp8(r[w], false, x0, x1);
+        dl::cvt_pk_f32_fp8(r[w], true, x2, x3);
+        o[4 * w + 0] = dl::from_f32<CT>(x0);
+        o[4 * w + 1] = dl::from_f32<CT>(x1);
+        o[4 * w + 2] = dl::from_f32<CT>(x2);
+        o[4 * w + 3] = dl::from_f32<CT>(x3);
+      }
+      return o;
+    } else {
+      return __builtin_bit_cast(dl::vec<CT, 8>, r);
+    }
+  }
+
+  // ---- stage K/V: registers -> LDS (K [key][d], V^T [d][key]) -------------
+  UATTN_INLINE static void stage_store(const Ctx& c, const State& s, int buf) {
+    const uint32_t base = (uint32_t)buf * kStageElems * 2u;
+    const dl::Lds<CT> k_lds{c.lds, base, (uint32_t)(BN * kKRow)};
+    const dl::Lds<CT> v_lds{c.lds, base + (uint32_t)(BN * kKRow * 2), (uint32_t)(HEAD * kVRow)};
+    UATTN_UNROLL
+    for (int i = 0; i < kUPL; ++i) {
+      const int u = c.tid + i * kThreads;
+      if (kUnitGuard && u >= kUnits) break;
+      const int g = u / kChunks, d0 = (u % kChunks) * 8;
+      dl::vec<CT, 8> kv[4], vv[4];
+      UATTN_UNROLL
+      for (int q = 0; q < 4; ++q) {
+        kv[q] = widen(s.k_raw[i][q]);
+        vv[q] = widen(s.v_raw[i][q]);
+      }
+      UATTN_UNROLL
+      for (int q = 0; q < 4; ++q) k_lds.template st_vec<8>((uint32_t)((4 * g + q) * kKRow + d0), kv[q]);
+      UATTN_UNROLL
+      for (int e = 0; e < 8; ++e) {
+        dl::vec<CT, 4> t;
+        UATTN_UNROLL
+        for (int q = 0; q < 4; ++q) t[q] = vv[q][e];
+        v_lds.template st_vec<4>((uint32_t)((d0 + e) * kVRow + 4 * g), t);
+      }
+    }
+  }
+
+  // ---- scores, online softmax, P.V for one staged tile ----------------------
+  template <bool kMasked>
+  UATTN_INLINE static void compute(const Ctx& c, State& s, int tile, int buf) {
+    const AttnParams& p = *c.p;
+    const uint32_t base = (uint32_t)buf * kStageElems * 2u;
+    const dl::Lds<CT> k_lds{c.lds, base, (uint32_t)(BN * kKRow)};
+    const dl::Lds<CT> v_lds{c.lds, base + (uint32_t)(BN * kKRow * 2), (uint32_t)(HEAD * kVRow)};
+    const int k0 = tile * BN;
+
+    // S^T = K Q^T
+    float sc[kST][16];
+    UATTN_UNROLL
+    for (int st = 0; st < kST; ++st) {
+      dl::vec<float, 16> a;
+      UATTN_UNROLL
+      for (int r = 0; r < 16; ++r) a[r] = 0.0f;
+      const int krow = 32 * st + row_key(c.qcol);
+      UATTN_UNROLL
+      for (int kk = 0; kk < kKK; ++kk) {
+        const dl::vec<CT, 8> kf = k_lds.template ld_vec<8>((uint32_t)(krow * kKRow + 16 * kk + 8 * c.part));
+        dl::mfma_32x32x16(kf, s.qf[kk], a);
+      }
+      UATTN_UNROLL
+      for (int r = 0; r < 16; ++r) sc[st][r] = a[r];
+    }
+
+    // Logits in log2 units (SPEC.md s.1 steps 1-5) and the tile's row max.
+    float mx = kNegInf;
+    const bool cap_on = kCap && p.softcap != 0.0f;
+    if (!kMasked && !kCap && !kAlibi) {
+      // Interior tile without position-dependent terms: max of the raw dot
+      // products, scaled once (qk_log2 > 0: SPEC.md s.4 requires positive scales).
+      UATTN_UNROLL
+      for (int st = 0; st < kST; ++st)
+        UATTN_UNROLL
+        for (int r = 0; r < 16; ++r) mx = fmaxf_(mx, sc[st][r]);
+      mx *= c.qk_log2;
+    } else {
+      UATTN_UNROLL
+      for (int st = 0; st < kST; ++st)
+        UATTN_UNROLL
+        for (int r = 0; r < 16; ++r) {
+          const int j = k0 + key_of(st, r, c.part);
+          float v = sc[st][r] * c.qk_log2;
+          if constexpr (kCap) {
+            if (cap_on) {
+              const float x = sc[st][r] * (p.softmax_scale * p.k_scale);
+              v = p.softcap * tanh_f(x / p.softcap) * kLog2e;
+            }
+          }
+          if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
+          if constexpr (kMasked) {
+            bool keep = c.row_valid && j <= c.t_abs;
+            if constexpr (kWin) keep = keep && (p.window_left < 0 || c.t_abs - j <= p.window_left);
+            if constexpr (kQQ) {
+              if (p.qq_bias != nullptr && keep) {
+                const int jj = j - c.w.ctx;
+                if (jj >= 0 && jj < p.qq_bias_stride)
+                  v += p.qq_bias[(int64_t)c.p_tok * p.qq_bias_stride + jj] * kLog2e;
+              }
+            }
+            v = keep ? v : kNegInf;
+          }
+          sc[st][r] = v;
+          mx = fmaxf_(mx, v);
+        }
+    }
+    mx = row_max(mx);
+    const float m_new = fmaxf_(s.m_i, mx);
+    const float m_use = (kMasked && m_new == kNegInf) ? 0.0f : m_new;
+    const float alpha = dl::exp2(s.m_i - m_use);
+    float sum = 0.0f;
+    const bool raw = !kMasked && !kCap && !kAlibi;
+    UATTN_UNROLL
+    for (int st = 0; st < kST; ++st)
+      UATTN_UNROLL
+      for (int r = 0; r < 16; ++r) {
+        const float x = raw ? __builtin_fmaf(sc[st][r], c.qk_log2, -m_use) : sc[st][r] - m_use;
+        sc[st][r] = dl::exp2(x);
+        sum += sc[st][r];
+      }
+    s.l_i = s.l_i * alpha + sum;
+    s.m_i = m_new;
+    UATTN_UNROLL
+    for (int dt = 0; dt < kDT; ++dt)
+      UATTN_UNROLL
+      for (int r = 0; r < 16; ++r) s.acc[dt][r] *= alpha;
+
+    // O^T += V^T P^T, 16 keys per step.
+    UATTN_UNROLL
+    for (int st = 0; st < kST; ++st)
+      UATTN_UNROLL
+      for (int ks = 0; ks < 2; ++ks) {
+        dl::vec<CT, 8> pf;
+        UATTN_UNROLL
+        for (int e = 0; e < 8; ++e) pf[e] = dl::from_f32<CT>(sc[st][8 * ks + e]);
+        UATTN_UNROLL
+        for (int dt = 0; dt < kDT; ++dt) {
+          int d = 32 * dt + c.qcol;  // dims past HEAD read a real row; their sums are never stored
+          d = d < HEAD ? d : HEAD - 1;
+          const dl::vec<CT, 8> vf =
+              v_lds.template ld_vec<8>((uint32_t)(d * kVRow + 32 * st + 16 * ks + 8 * c.part));
+          dl::vec<float, 16> o;
+          UATTN_UNROLL
+          for (int r = 0; r < 16; ++r) o[r] = s.acc[dt][r];
+          dl::mfma_32x32x16(vf, pf, o);
+          UATTN_UNROLL
+          for (int r = 0; r < 16; ++r) s.acc[dt][r] = o[r];
+        }
+      }
+  }
+
+  // ---- the tile loops --------------------------------------------------------
+  // Boundary tiles first (masked, clamped staging), then interior tiles; the
+  // next tile is staged into registers while the current one computes.
+  template <bool kAligned>
+  UATTN_INLINE static void tiles(const Ctx& c, State& s) {
+    int f0, f1;
+    interior_tiles<BN, kWin, kQQ>(*c.p, c.w, f0, f1);
+    const int nb_lo = f0 - c.w.t0;                 // boundary tiles before the interior
+    const int nm = nb_lo + (c.w.t1 - f1);          // boundary tiles
+    const int n = nm + (f1 - f0);                  // all tiles
+    if (n <= 0) return;
+    const auto tile_at = [&](int i) {
+      return i < nb_lo ? c.w.t0 + i : (i < nm ? f1 + (i - nb_lo) : f0 + (i - nm));
+    };
+    stage_load<kAligned, true>(c, s, tile_at(0));
+    int buf = 0;
+    _Pragma("unroll 1")
+    for (int i = 0; i < nm; ++i) {
+      stage_store(c, s, buf);
+      dl::barrier();
+      if (i + 1 < n) stage_load<kAligned, true>(c, s, tile_at(i + 1));
+      compute<true>(c, s, tile_at(i), buf);
+      if constexpr (kStages == 1) dl::barrier();
+      if constexpr (kStages == 2) buf ^= 1;
+    }
+    _Pragma("unroll 1")
+    for (int i = nm; i < n; ++i) {
+      stage_store(c, s, buf);
+      dl::barrier();
+      if (i + 1 < n) stage_load<kAligned, false>(c, s, f0 + (i + 1 - nm));
+      compute<false>(c, s, f0 + (i - nm), buf);
+      if constexpr (kStages == 1) dl::barrier();
+      if constexpr (kStages == 2) buf ^= 1;
+    }
+  }
+
+  // ---- epilogue --------------------------------------------------------------
+  template <class OT, bool kAligned>
+  UATTN_INLINE static void store_row(const Ctx& c, const State& s, float inv) {
+    const AttnParams& p = *c.p;
+    OT* out = static_cast<OT*>(p.out) + c.token * p.o_stride_token + (int64_t)c.head * p.o_stride_head;
+    UATTN_UNROLL
+    for (int dt = 0; dt < kDT; ++dt)
+      UATTN_UNROLL
+      for (int g = 0; g < 4; ++g) {
+        if (32 * dt + 8 * g >= HEAD) continue;  // compile time: HEAD % 16 == 0
+        const int d = d_of(dt, g, c.part);
+        dl::vec<OT, 4> v;
+        UATTN_UNROLL
+        for (int e = 0; e < 4; ++e) v[e] = out_value<OT>(s.acc[dt][4 * g + e] * inv, p.output_scale);
+        if constexpr (kAligned) {
+          dl::stg<4>(out + d, v);
+        } else {
+          UATTN_UNROLL
+          for (int e = 0; e < 4; ++e) out[d + e] = v[e];
+        }
+      }
+  }
+
+  template <bool kAligned>
+  UATTN_INLINE static void epilogue(const Ctx& c, State& s) {
+    const AttnParams& p = *c.p;
+    const float l = row_sum(s.l_i);
+    if (!c.row_valid) return;
+    if constexpr (P == Path::k2D) {
+      const float inv = l > 0.0f ? p.v_scale / l : 0.0f;
+      if (p.out_dtype == (int32_t)DType::fp8e4m3) store_row<dl::fp8e4m3, kAligned>(c, s, inv);
+      else store_row<QT, kAligned>(c, s, inv);
+    } else {
+      const int64_t row = (c.token * p.num_q_heads + c.head) * p.num_segments + dl::block_id_z();
+      float* ws = p.ws_acc + row * HEAD;
+      const bool ws_vec = ((uintptr_t)p.ws_acc & 15u) == 0;  // rows are 16-byte multiples (HEAD % 16 == 0)
+      UATTN_UNROLL
+      for (int dt = 0; dt < kDT; ++dt)
+        UATTN_UNROLL
+        for (int g = 0; g < 4; ++g) {
+          if (32 * dt + 8 * g >= HEAD) continue;
+          dl::vec<float, 4> v;
+          UATTN_UNROLL
+          for (int e = 0; e < 4; ++e) v[e] = s.acc[dt][4 * g + e] * p.v_scale;
+          float* dst = ws + d_of(dt, g, c.part);
+          if (ws_vec) {
+            dl::stg<4>(dst, v);
+          } else {
+            UATTN_UNROLL
+            for (int e = 0; e < 4; ++e) dst[e] = v[e];
+          }
+        }
+      if (c.part == 0) { p.ws_max[row] = s.m_i; p.ws_sum[row] = l; }
+    }
+  }
+
+  template <bool kAligned>
+  UATTN_INLINE static void run_aligned(Ctx& c, State& s) {
+    const AttnParams& p = *c.p;
+    // Stage Q (MFMA B fragments: 8 consecutive dims of this lane's row).
+    const QT* qrow = static_cast<const QT*>(p.q) + c.token * p.q_stride_token + (int64_t)c.head * p.q_stride_head;
+    UATTN_UNROLL
+    for (int kk = 0; kk < kKK; ++kk) {
+      dl::vec<CT, 8> v;
+      if constexpr (kAligned) {
+        v = dl::ldg<8>(qrow + 16 * kk + 8 * c.part);
+      } else {
+        UATTN_UNROLL
+        for (int e = 0; e < 8; ++e) v[e] = qrow[16 * kk + 8 * c.part + e];
+      }
+      UATTN_UNROLL
+      for (int e = 0; e < 8; ++e) s.qf[kk][e] = c.row_valid ? v[e] : (CT)0.0f;
+    }
+    tiles<kAligned>(c, s);
+    epilogue<kAligned>(c, s);
+  }
+
+  UATTN_INLINE static void run(const AttnParams& p, char* lds) {
+    const int qpk = p.num_q_heads / p.num_kv_heads;
+    Ctx c;
+    c.p = &p;
+    if (!locate_work<P, BM, BN, kWin>(p, qpk, c.w)) return;  // spare workgroup
+    c.kvh = dl::block_id_y();
+    c.tid = dl::thread_id();
+    c.lane = dl::lane_id();
+    c.qcol = c.lane % kQW;
+    c.part = c.lane / kQW;
+    const int64_t m = c.w.m0 + dl::wave_id() * kQW + c.qcol;
+    c.row_valid = m < c.w.rows_total;
+    c.p_tok = c.row_valid ? (int)(m / qpk) : 0;
+    c.head = c.kvh * qpk + (c.row_valid ? (int)(m % qpk) : 0);
+    c.t_abs = c.w.ctx + c.p_tok;
+    c.token = (int64_t)c.w.q_start + c.p_tok;
+    c.qk_log2 = p.softmax_scale * p.k_scale * kLog2e;
+    c.slope_log2 = 0.0f;
+    if constexpr (kAlibi) {
+      if (p.alibi_slopes != nullptr) c.slope_log2 = p.alibi_slopes[c.head] * kLog2e;
+    }
+    c.bt = p.block_table + (int64_t)c.w.sq * p.block_table_stride;
+    c.bs = BLOCK > 0 ? BLOCK : p.block_size;
+    c.bdiv = FastDiv((uint32_t)c.bs);
+    c.lds = lds;
+
+    State s;
+    s.m_i = kNegInf;
+    s.l_i = 0.0f;
+    if constexpr (kSink) {
+      if (p.sinks != nullptr && c.row_valid && (P == Path::k2D || dl::block_id_z() == 0)) {
+        s.m_i = p.sinks[c.head] * kLog2e;
+        s.l_i = c.part == 0 ? 1.0f : 0.0f;  // the row sum is split over the row's two lanes
+      }
+    }
+    UATTN_UNROLL
+    for (int dt = 0; dt < kDT; ++dt)
+      UATTN_UNROLL
+      for (int r = 0; r < 16; ++r) s.acc[dt][r] = 0.0f;
+
+    if constexpr (kGeneric) {
+      const int ob = p.out_dtype == (int32_t)DType::fp8e4m3 ? 1 : (int)sizeof(QT);
+      if (rows_aligned(p, (int)sizeof(QT), (int)sizeof(KVT), ob)) run_aligned<true>(c, s);
+      else run_aligned<false>(c, s);
+    } else {
+      run_aligned<true>(c, s);
+    }
+  }
+};
+
+}  // namespace uattn

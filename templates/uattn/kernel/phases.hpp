@@ -1,0 +1,129 @@
+// Architecture-independent phases of the attention kernels: locate the
+// workgroup's packed query rows, bound the KV range those rows can see, split
+// it between segments (3D) and into boundary / interior tiles.
+//
+// Launch contract (every attention body): grid x = floor(num_tokens * qpk / BM)
+// + num_seqs (an upper bound of the per-sequence tile counts; spare workgroups
+// exit), y = num_kv_heads, z = num_segments (3D). A packed row m of a sequence
+// is (token m / qpk, query head kv_head * qpk + m % qpk).
+#pragma once
+#include "uattn/kernel/common.hpp"
+
+namespace uattn {
+
+// The packed query rows [m0, m0 + BM) of one sequence and one KV head, and
+// the KV tiles [t0, t1) this workgroup (segment) walks.
+struct WorkItem {
+  int sq;              // sequence index
+  int q_start, q_len;  // cu_seqlens_q[sq], query tokens of the sequence
+  int seq_k, ctx;      // seqused_k[sq], seq_k - q_len (keys before the first query token)
+  int64_t rows_total;  // q_len * qpk
+  int64_t m0;          // first packed row of the workgroup
+  int p_first, p_last; // first / last query token (within the sequence) of the valid rows
+  int kv_lo, kv_hi;    // keys any valid row may see: [kv_lo, kv_hi)
+  int t0, t1;          // KV tiles of this workgroup (segment), BN keys each
+};
+
+// Phase 1 ("locate the workgroup") and 2 ("KV bounds"). Returns false for a
+// spare workgroup (uniform over the workgroup). Sequence: the largest i with
+// tile_start(i) <= x, tile_start(i) = floor(cu_seqlens_q[i] * qpk / BM) + i
+// (strictly increasing). 3D: segment z takes tiles [t0 + z * tps, ...) with
+// tps = ceil(tiles / num_segments).
+template <Path P, int BM, int BN, bool kWin>
+UATTN_INLINE bool locate_work(const AttnParams& p, int qpk, WorkItem& w) {
+  const int64_t x = dl::block_id_x();
+  int lo = 0, hi = p.num_seqs - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    const int64_t st = (int64_t)p.cu_seqlens_q[mid] * qpk / BM + mid;
+    if (st <= x) lo = mid; else hi = mid - 1;
+  }
+  w.sq = lo;
+  w.q_start = p.cu_seqlens_q[lo];
+  w.q_len = p.cu_seqlens_q[lo + 1] - w.q_start;
+  w.seq_k = p.seqused_k[lo];
+  w.ctx = w.seq_k - w.q_len;
+  w.rows_total = (int64_t)w.q_len * qpk;
+  w.m0 = (x - ((int64_t)w.q_start * qpk / BM + lo)) * BM;
+  if (w.m0 >= w.rows_total) return false;
+  const int64_t m_last = (w.m0 + BM < w.rows_total ? w.m0 + BM : w.rows_total) - 1;
+  w.p_first = (int)(w.m0 / qpk);
+  w.p_last = (int)(m_last / qpk);
+  w.kv_hi = w.ctx + w.p_last + 1;
+  w.kv_lo = 0;
+  if (kWin && p.window_left >= 0) {
+    w.kv_lo = w.ctx + w.p_first - p.window_left;
+    if (w.kv_lo < 0) w.kv_lo = 0;
+  }
+  const int tile_begin = w.kv_lo / BN;
+  const int tile_end = (w.kv_hi + BN - 1) / BN;
+  w.t0 = tile_begin;
+  w.t1 = tile_end;
+  if constexpr (P == Path::k3D) {
+    const int S = p.num_segments;
+    const int tps = (tile_end - tile_begin + S - 1) / S;
+    w.t0 = tile_begin + dl::block_id_z() * tps;
+    if (w.t0 > tile_end) w.t0 = tile_end;
+    w.t1 = w.t0 + tps < tile_end ? w.t0 + tps : tile_end;
+  }
+  return true;
+}
+
+// Phase 3 ("interior tiles"): tiles in [f0, f1) need no mask for any valid row
+// of the workgroup: every key is <= the smallest row's causal bound, inside
+// the largest row's window, and (with QQ-bias compiled in) before the first new
+// token, so QQ-bias never applies. Tiles of [t0, t1) outside [f0, f1) are
+// boundary tiles, walked first with masks.
+template <int BN, bool kWin, bool kQQ>
+UATTN_INLINE void interior_tiles(const AttnParams& p, const WorkItem& w, int& f0, int& f1) {
+  int lo = w.t0, hi = (w.ctx + w.p_first + 1) / BN;
+  if (kWin && p.window_left >= 0) {
+    int first = w.ctx + w.p_last - p.window_left;
+    if (first < 0) first = 0;
+    const int tf = (first + BN - 1) / BN;
+    if (tf > lo) lo = tf;
+  }
+  if (kQQ && p.qq_bias != nullptr) {
+    const int tq = w.ctx / BN;
+    if (tq < hi) hi = tq;
+  }
+  if (hi > w.t1) hi = w.t1;
+  if (hi < lo) { lo = w.t0; hi = w.t0; }
+  f0 = lo;
+  f1 = hi;
+}
+
+// n / d for 0 <= n < 2^31 and 1 <= d < 2^31 by a multiply-high and a shift
+// (round-up reciprocal method: Granlund & Montgomery, "Division by invariant
+// integers using multiplication", PLDI 1994, s.4): s = ceil(log2 d),
+// m = floor(2^32 (2^s - d) / d) + 1, n / d = (mulhi(n, m) + n) >> s.
+struct FastDiv {
+  uint32_t m;
+  uint32_t s;
+  FastDiv() = default;
+  UATTN_INLINE explicit FastDiv(uint32_t d) {
+    uint32_t sh = 0;
+    while ((1ull << sh) < d) ++sh;
+    s = sh;
+    m = (uint32_t)(((1ull << 32) * ((1ull << sh) - d)) / d + 1);
+  }
+  UATTN_INLINE uint32_t div(uint32_t n) const {
+    const uint32_t t = (uint32_t)(((uint64_t)n * m) >> 32);
+    return (t + n) >> s;
+  }
+};
+
+// True when every tensor row the vector paths touch starts on an 8-element
+// boundary: q, out, k_cache and v_cache base addresses aligned to 8 elements of
+// their dtype and every token / head / block / slot stride a multiple of 8.
+// Instances that move rows with 16-byte (8-byte for fp8) vector accesses
+// require it; the generic instances test it at run time.
+UATTN_HOST_DEVICE inline bool rows_aligned(const AttnParams& p, int q_bytes, int kv_bytes, int out_bytes) {
+  const auto al = [](const void* ptr, int bytes) { return ((uint64_t)(uintptr_t)ptr % (uint64_t)(8 * bytes)) == 0; };
+  const int64_t s = p.q_stride_token | p.q_stride_head | p.o_stride_token | p.o_stride_head | p.k_stride_block |
+                    p.k_stride_slot | p.k_stride_head | p.v_stride_block | p.v_stride_slot | p.v_stride_head;
+  return al(p.q, q_bytes) && al(p.out, out_bytes) && al(p.k_cache, kv_bytes) && al(p.v_cache, kv_bytes) &&
+         (s & 7) == 0;
+}
+
+}  // namespace uattn
