@@ -79,6 +79,17 @@ class ArchInfo:
     lds_budget: int         # bytes of LDS one workgroup may use
     head_sizes: tuple       # head sizes this arch serves
     tiles: dict             # tile name -> Tile
+    # tile name -> ((max head size, block_n), ...): a wider KV tile where the
+    # registers allow it (first entry whose max head size is >= the head size).
+    block_n_by_head: dict = field(default_factory=dict)
+
+    def tile(self, name: str, head_size: int) -> "Tile":
+        """Geometry of tile `name` for `head_size`."""
+        t = self.tiles[name]
+        for max_head, block_n in self.block_n_by_head.get(name, ()):
+            if head_size <= max_head:
+                return dataclasses.replace(t, block_n=block_n)
+        return t
 
 
 def _tiles(rows_per_wave: int, block_n: int, large_waves: int) -> dict:
@@ -91,7 +102,9 @@ def _tiles(rows_per_wave: int, block_n: int, large_waves: int) -> dict:
 ARCH_INFO = {
     "gfx950": ArchInfo("gfx950", wave_size=64, rows_per_wave=32, head_pad_multiple=32,
                        lds_row_extra=8, stages_q_in_lds=False, lds_budget=160 * 1024,
-                       head_sizes=HEAD_SIZES, tiles=_tiles(32, 32, 4)),
+                       head_sizes=HEAD_SIZES, tiles=_tiles(32, 32, 4),
+                       # 128 x 64 prefill tile up to d128 (d192/d256 keep 32 keys: registers)
+                       block_n_by_head={"large": ((128, 64),)}),
     "gfx1030": ArchInfo("gfx1030", wave_size=32, rows_per_wave=8, head_pad_multiple=4,
                         lds_row_extra=2, stages_q_in_lds=True, lds_budget=64 * 1024,
                         head_sizes=HEAD_SIZES, tiles=_tiles(8, 32, 4)),
@@ -179,7 +192,7 @@ def _ordered_union(a: tuple, b: tuple) -> tuple:
 def attention_instance(arch: str, path: str, q_dtype: str, kv_dtype: str, head_size: int,
                        block_size: int, features: int, tile: str, group: str = "",
                        source: str = "") -> Instance:
-    t = ARCH_INFO[arch].tiles[tile]
+    t = ARCH_INFO[arch].tile(tile, head_size)
     return Instance(arch, path, q_dtype, kv_dtype, head_size, block_size, features, tile,
                     t.block_m, t.block_n, t.waves,
                     groups=(group,) if group else (), sources=(source,) if source else ())

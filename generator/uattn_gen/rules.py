@@ -36,9 +36,9 @@ def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int) -> int:
     """
     if arch == "gfx950":
         # MFMA body: K [block_n][head + 8] and V^T [head][block_n + 8] per stage,
-        # two stages (double buffer) when they fit in 80 KiB.
+        # two stages (double buffer) for multi-wave workgroups when they fit in 80 KiB.
         stage = (block_n * (head_size + 8) + head_size * (block_n + 8)) * 2
-        return stage * (2 if 2 * stage <= 80 * 1024 else 1)
+        return stage * (2 if block_m > 32 and 2 * stage <= 80 * 1024 else 1)
     row = lds_row(arch, head_size)
     q = block_m * row * 2 if ARCH_INFO[arch].stages_q_in_lds else 0
     return 2 * block_n * row * 2 + q

@@ -20,7 +20,7 @@ def test_examples():
     g = attention_instance("gfx1030", "3d", "bf16", "fp8e4m3", 256, ANY_BLOCK, 0x1F, "small")
     assert names(g).name == "uattn_gfx1030_3d_bf16_fp8_d256_bany_all_m8n32w1"
     w = attention_instance("gfx950", "2d", "bf16", "bf16", 64, 32, 0x11, "large")
-    assert names(w).name == "uattn_gfx950_2d_bf16_bf16_d64_b32_winsink_m128n32w4"
+    assert names(w).name == "uattn_gfx950_2d_bf16_bf16_d64_b32_winsink_m128n64w4"
     c = attention_instance("gfx950", "2d", "f16", "f16", 64, 32, 0x0E, "small")
     assert names(c).name == "uattn_gfx950_2d_f16_f16_d64_b32_capalibiqqb_m32n32w1"
     r = reduce_instance("gfx950", 128)

@@ -43,7 +43,10 @@ def test_lds_rule_prunes_a_tile_over_budget():
     big = attention_instance("gfx1030", "2d", "f16", "f16", 256, 16, 0, "large")
     object.__setattr__(big, "block_n", 64)   # 2*64*258*2 + 32*258*2 = 82560 > 64 KiB
     assert [r.name for r in failed_rules(big)] == ["lds-budget"]
-    assert lds_bytes("gfx950", 128, 32, 32) == 2 * 32 * 136 * 2
+    # gfx950: K [32][136] + V^T [128][40] per stage; one stage (1 wave), two (4 waves, <= 80 KiB)
+    assert lds_bytes("gfx950", 128, 32, 32) == (32 * 136 + 128 * 40) * 2
+    assert lds_bytes("gfx950", 128, 128, 64) == 2 * (64 * 136 + 128 * 72) * 2
+    assert lds_bytes("gfx950", 256, 128, 32) == 2 * (32 * 264 + 256 * 40) * 2
     assert lds_bytes("gfx1030", 80, 32, 32) == 2 * 32 * 82 * 2 + 32 * 82 * 2
 
 
@@ -89,7 +92,7 @@ def test_why_pruned_names_the_rules(run, tmp_path):
     assert ("uattn_gfx950_3d_f16_bf16_d64_bany_plain_m32n32w1 pruned by kv-dtype-matches-q: "
             "a 16-bit KV cache has the query's dtype; only fp8e4m3 KV may pair with either "
             "[group g]") in lines
-    assert any(line.startswith("uattn_gfx950_3d_f16_f16_d64_bany_plain_m128n32w4 pruned by "
+    assert any(line.startswith("uattn_gfx950_3d_f16_f16_d64_bany_plain_m128n64w4 pruned by "
                                "large-tile-2d-only: ") for line in lines)
     assert any("pruned by q-dtype-16bit: " in line and "; kv-dtype-matches-q: " not in line
                for line in lines if "_fp8_fp8_" in line)

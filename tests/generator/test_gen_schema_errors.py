@@ -124,7 +124,7 @@ def test_subset_names_are_unique_across_files(run, tmp_path):
 def test_glob_matching_only_pruned_candidates_says_so(run, tmp_path):
     group = ("  - name: g\n    arch: [gfx950]\n    dtypes: [[f16, f16]]\n    head_size: [64]\n"
              "    path: [3d]\n    tile: [small, large]\n")
-    m = write_matrix(tmp_path / "m.yaml", group, "  big3d: [\"*_3d_*_m128n32w4\"]\n")
+    m = write_matrix(tmp_path / "m.yaml", group, "  big3d: [\"*_3d_*_m128n64w4\"]\n")
     rc, _, err = run("list", "--matrix", m)
-    assert rc == 2 and f"{m}:10: glob '*_3d_*_m128n32w4'" in err
+    assert rc == 2 and f"{m}:10: glob '*_3d_*_m128n64w4'" in err
     assert "matches only pruned candidates" in err

@@ -66,6 +66,10 @@ struct AttnBodyMfma {
   static constexpr bool kFp8 = sizeof(KVT) == 1;
   // The generic instance serves unaligned problems too (run-time check).
   static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
+  // Stage the next tile in registers while this one computes, unless the
+  // registers are needed for Q and the accumulators (HEAD > 128).
+  // One-wave workgroups (decode) rely on occupancy instead.
+  static constexpr bool kPrefetch = HEAD <= 128 && WAVES > 1;
   using CT = QT;  // LDS / MFMA dtype; fp8 KV is widened exactly into it
   // One staged chunk as loaded: 8 elements of KVT (16 bytes, or 8 for fp8).
   using Raw = dl::vec<uint32_t, kFp8 ? 2 : 4>;
@@ -217,8 +221,10 @@ struct AttnBodyMfma {
   }
 
   // ---- scores, online softmax, P.V for one staged tile ----------------------
-  template <bool kMasked>
+  template <bool kMasked, uint32_t F>
   UATTN_INLINE static void compute(const Ctx& c, State& s, int tile, int buf) {
+    constexpr bool kCap = (F & kFeatSoftcap) != 0;
+    constexpr bool kAlibi = (F & kFeatAlibi) != 0;
     const AttnParams& p = *c.p;
     const uint32_t base = (uint32_t)buf * kStageElems * 2u;
     const dl::Lds<CT> k_lds{c.lds, base, (uint32_t)(BN * kKRow)};
@@ -329,9 +335,10 @@ struct AttnBodyMfma {
   }
 
   // ---- the tile loops --------------------------------------------------------
-  // Boundary tiles first (masked, clamped staging), then interior tiles; the
-  // next tile is staged into registers while the current one computes.
-  template <bool kAligned>
+  // Boundary tiles first (masked, clamped staging), then interior tiles; with
+  // kPrefetch the next tile is staged into registers while the current one
+  // computes.
+  template <bool kAligned, uint32_t F>
   UATTN_INLINE static void tiles(const Ctx& c, State& s) {
     int f0, f1;
     interior_tiles<BN, kWin, kQQ>(*c.p, c.w, f0, f1);
@@ -342,25 +349,47 @@ struct AttnBodyMfma {
     const auto tile_at = [&](int i) {
       return i < nb_lo ? c.w.t0 + i : (i < nm ? f1 + (i - nb_lo) : f0 + (i - nm));
     };
-    stage_load<kAligned, true>(c, s, tile_at(0));
     int buf = 0;
-    _Pragma("unroll 1")
-    for (int i = 0; i < nm; ++i) {
-      stage_store(c, s, buf);
-      dl::barrier();
-      if (i + 1 < n) stage_load<kAligned, true>(c, s, tile_at(i + 1));
-      compute<true>(c, s, tile_at(i), buf);
-      if constexpr (kStages == 1) dl::barrier();
-      if constexpr (kStages == 2) buf ^= 1;
-    }
-    _Pragma("unroll 1")
-    for (int i = nm; i < n; ++i) {
-      stage_store(c, s, buf);
-      dl::barrier();
-      if (i + 1 < n) stage_load<kAligned, false>(c, s, f0 + (i + 1 - nm));
-      compute<false>(c, s, f0 + (i - nm), buf);
-      if constexpr (kStages == 1) dl::barrier();
-      if constexpr (kStages == 2) buf ^= 1;
+    if constexpr (kPrefetch) {
+      stage_load<kAligned, true>(c, s, tile_at(0));
+      _Pragma("unroll 1")
+      for (int i = 0; i < nm; ++i) {
+        stage_store(c, s, buf);
+        dl::barrier();
+        if (i + 1 < n) stage_load<kAligned, true>(c, s, tile_at(i + 1));
+        compute<true, F>(c, s, tile_at(i), buf);
+        if constexpr (kStages == 1) dl::barrier();
+        if constexpr (kStages == 2) buf ^= 1;
+      }
+      _Pragma("unroll 1")
+      for (int i = nm; i < n; ++i) {
+        stage_store(c, s, buf);
+        dl::barrier();
+        if (i + 1 < n) stage_load<kAligned, false>(c, s, f0 + (i + 1 - nm));
+        compute<false, F>(c, s, f0 + (i - nm), buf);
+        if constexpr (kStages == 1) dl::barrier();
+        if constexpr (kStages == 2) buf ^= 1;
+      }
+    } else {
+      // Registers are short (large heads): load and store each tile in turn.
+      _Pragma("unroll 1")
+      for (int i = 0; i < nm; ++i) {
+        stage_load<kAligned, true>(c, s, tile_at(i));
+        stage_store(c, s, buf);
+        dl::barrier();
+        compute<true, F>(c, s, tile_at(i), buf);
+        if constexpr (kStages == 1) dl::barrier();
+        if constexpr (kStages == 2) buf ^= 1;
+      }
+      _Pragma("unroll 1")
+      for (int i = nm; i < n; ++i) {
+        stage_load<kAligned, false>(c, s, f0 + (i - nm));
+        stage_store(c, s, buf);
+        dl::barrier();
+        compute<false, F>(c, s, f0 + (i - nm), buf);
+        if constexpr (kStages == 1) dl::barrier();
+        if constexpr (kStages == 2) buf ^= 1;
+      }
     }
   }
 
@@ -420,7 +449,7 @@ struct AttnBodyMfma {
     }
   }
 
-  template <bool kAligned>
+  template <bool kAligned, uint32_t F>
   UATTN_INLINE static void run_aligned(Ctx& c, State& s) {
     const AttnParams& p = *c.p;
     // Stage Q (MFMA B fragments: 8 consecutive dims of this lane's row).
@@ -437,7 +466,7 @@ struct AttnBodyMfma {
       UATTN_UNROLL
       for (int e = 0; e < 8; ++e) s.qf[kk][e] = c.row_valid ? v[e] : (CT)0.0f;
     }
-    tiles<kAligned>(c, s);
+    tiles<kAligned, F>(c, s);
     epilogue<kAligned>(c, s);
   }
 
@@ -482,11 +511,15 @@ struct AttnBodyMfma {
       for (int r = 0; r < 16; ++r) s.acc[dt][r] = 0.0f;
 
     if constexpr (kGeneric) {
+      // One instance, every problem: the loops are chosen once per workgroup,
+      // so problems without softcap / ALiBi run the plain tile loop.
       const int ob = p.out_dtype == (int32_t)DType::fp8e4m3 ? 1 : (int)sizeof(QT);
-      if (rows_aligned(p, (int)sizeof(QT), (int)sizeof(KVT), ob)) run_aligned<true>(c, s);
-      else run_aligned<false>(c, s);
+      constexpr uint32_t kLite = FEATS & ~(kFeatSoftcap | kFeatAlibi);
+      if (!rows_aligned(p, (int)sizeof(QT), (int)sizeof(KVT), ob)) run_aligned<false, FEATS>(c, s);
+      else if (p.softcap != 0.0f || p.alibi_slopes != nullptr) run_aligned<true, FEATS>(c, s);
+      else run_aligned<true, kLite>(c, s);
     } else {
-      run_aligned<true>(c, s);
+      run_aligned<true, FEATS>(c, s);
     }
   }
 };

@@ -21,14 +21,15 @@ constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + (a == Arch::gfx95
 // LDS bytes of an attention instance.
 //  gfx950 (MFMA body, attention_mfma.hpp): per stage K [block_n][head + 8] and
 //    V^T [head][block_n + 8] in the compute dtype (2 bytes); two stages (double
-//    buffer) when they fit in 80 KiB, else one.
+//    buffer) for multi-wave workgroups when they fit in 80 KiB, else one.
 //  gfx1030: K and V tiles [block_n][lds_row] and Q [block_m][lds_row].
 constexpr uint32_t attn_lds_stage_bytes(int head, int block_n) {
   return (uint32_t)((block_n * (head + 8) + head * (block_n + 8)) * 2);
 }
 constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n) {
   return a == Arch::gfx950
-             ? attn_lds_stage_bytes(head, block_n) * (2u * attn_lds_stage_bytes(head, block_n) <= 80u * 1024u ? 2u : 1u)
+             ? attn_lds_stage_bytes(head, block_n) *
+                   (block_m > 32 && 2u * attn_lds_stage_bytes(head, block_n) <= 80u * 1024u ? 2u : 1u)
              : (uint32_t)(2 * block_n * lds_row(a, head) * 2 + block_m * lds_row(a, head) * 2);
 }
 // LDS budget per workgroup: gfx950 160 KiB per CU, gfx1030 64 KiB per workgroup
