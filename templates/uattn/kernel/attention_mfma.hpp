@@ -42,7 +42,7 @@ struct AttnBodyMfma {
   static constexpr int kThreads = kWave * WAVES;
   // At least 2 waves per SIMD: <= 256 VGPRs per lane (gfx950 has 512 per SIMD lane,
   // VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4 ISA, "VGPR and AGPR" allocation).
-  static constexpr int kWavesPerEU = 2;
+  static constexpr int kWavesPerEU = (HEAD > 128 && WAVES == 1) ? 1 : 2;
   static constexpr int kDP = (HEAD + 31) / 32 * 32;  // output dims padded to the 32-wide MFMA tile
   static constexpr int kKRow = HEAD + 8;             // K tile row, elements (16-byte multiple, spreads banks)
   static constexpr int kVRow = BN + 8;               // V^T tile row, elements
@@ -124,14 +124,14 @@ struct AttnBodyMfma {
   // Loads tile `tile` into s.k_raw / s.v_raw. kClamp: keys outside [kv_lo,
   // kv_hi) are replaced by the nearest key inside (their scores are masked,
   // and no block_table entry outside the sequence's range is read).
-  template <bool kAligned, bool kClamp>
+  template <bool kAligned, bool kClamp, int kFirst = 0, int kCount = kUPL>
   UATTN_INLINE static void stage_load(const Ctx& c, State& s, int tile) {
     const AttnParams& p = *c.p;
     const KVT* kc = static_cast<const KVT*>(p.k_cache);
     const KVT* vc = static_cast<const KVT*>(p.v_cache);
     const int k0 = tile * BN;
     UATTN_UNROLL
-    for (int i = 0; i < kUPL; ++i) {
+    for (int i = kFirst; i < kFirst + kCount; ++i) {
       const int u = c.tid + i * kThreads;
       if (kUnitGuard && u >= kUnits) break;
       const int g = u / kChunks, d0 = (u % kChunks) * 8;
@@ -193,12 +193,13 @@ struct AttnBodyMfma {
   }
 
   // ---- stage K/V: registers -> LDS (K [key][d], V^T [d][key]) -------------
+  template <int kFirst = 0, int kCount = kUPL>
   UATTN_INLINE static void stage_store(const Ctx& c, const State& s, int buf) {
     const uint32_t base = (uint32_t)buf * kStageElems * 2u;
     const dl::Lds<CT> k_lds{c.lds, base, (uint32_t)(BN * kKRow)};
     const dl::Lds<CT> v_lds{c.lds, base + (uint32_t)(BN * kKRow * 2), (uint32_t)(HEAD * kVRow)};
     UATTN_UNROLL
-    for (int i = 0; i < kUPL; ++i) {
+    for (int i = kFirst; i < kFirst + kCount; ++i) {
       const int u = c.tid + i * kThreads;
       if (kUnitGuard && u >= kUnits) break;
       const int g = u / kChunks, d0 = (u % kChunks) * 8;
@@ -217,6 +218,18 @@ struct AttnBodyMfma {
         for (int q = 0; q < 4; ++q) t[q] = vv[q][e];
         v_lds.template st_vec<4>((uint32_t)((d0 + e) * kVRow + 4 * g), t);
       }
+    }
+  }
+
+  // Without prefetch: load and store one unit at a time (a scheduling fence
+  // between units bounds the registers in flight to one unit: 8 chunks).
+  template <bool kAligned, bool kClamp, int kFirst = 0>
+  UATTN_INLINE static void stage_direct(const Ctx& c, State& s, int tile, int buf) {
+    if constexpr (kFirst < kUPL) {
+      stage_load<kAligned, kClamp, kFirst, 1>(c, s, tile);
+      stage_store<kFirst, 1>(c, s, buf);
+      dl::sched_barrier();
+      stage_direct<kAligned, kClamp, kFirst + 1>(c, s, tile, buf);
     }
   }
 
@@ -374,8 +387,7 @@ struct AttnBodyMfma {
       // Registers are short (large heads): load and store each tile in turn.
       _Pragma("unroll 1")
       for (int i = 0; i < nm; ++i) {
-        stage_load<kAligned, true>(c, s, tile_at(i));
-        stage_store(c, s, buf);
+        stage_direct<kAligned, true>(c, s, tile_at(i), buf);
         dl::barrier();
         compute<true, F>(c, s, tile_at(i), buf);
         if constexpr (kStages == 1) dl::barrier();
@@ -383,8 +395,7 @@ struct AttnBodyMfma {
       }
       _Pragma("unroll 1")
       for (int i = nm; i < n; ++i) {
-        stage_load<kAligned, false>(c, s, f0 + (i - nm));
-        stage_store(c, s, buf);
+        stage_direct<kAligned, false>(c, s, f0 + (i - nm), buf);
         dl::barrier();
         compute<false, F>(c, s, f0 + (i - nm), buf);
         if constexpr (kStages == 1) dl::barrier();
