@@ -509,7 +509,8 @@ def finish_loop(r, lp):
         return
     cyc = m["cycles_per_iter"]
     lp["cycles_per_iter"] = round(cyc, 1)
-    lp["xdl_busy"] = round(m["xdl_per_iter"] / cyc, 3) if cyc else None
+    has_xdl = "HWXDL" in m.get("pressure", {})  # the matrix unit; absent from gfx1030's model
+    lp["xdl_busy"] = round(m["xdl_per_iter"] / cyc, 3) if cyc and has_xdl else None
     if r["tile"] and cyc:
         lp["row_keys_per_cycle"] = round(r["tile"]["block_m"] * r["tile"]["block_n"] / cyc, 3)
     lp["estimate_meaningful"] = lp["straight_line"]
@@ -627,7 +628,8 @@ def print_text(rows, out=sys.stdout):
                     print(f"     llvm-mca: {lp['mca']['error']}", file=out)
                 else:
                     rk = lp.get("row_keys_per_cycle")
-                    print(f"     llvm-mca {lp['cycles_per_iter']} cycles/iter  XDL busy {lp['xdl_busy']:.0%}"
+                    xdl = f"{lp['xdl_busy']:.0%}" if lp.get("xdl_busy") is not None else "-"
+                    print(f"     llvm-mca {lp['cycles_per_iter']} cycles/iter  XDL busy {xdl}"
                           + (f"  row-keys/cycle {rk}" if rk is not None else "")
                           + ("" if lp["straight_line"] else "  (meaningless: not straight-line)"), file=out)
 
@@ -671,6 +673,7 @@ def main(argv=None):
     ap.add_argument("--cache", default=os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
                                                     "uattn-inspect"),
                     help="llvm-mca result cache folder, keyed by a hash of the loop text ('' disables)")
+    ap.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
     ap.add_argument("--check", metavar="BUDGETS", help="apply a budgets YAML file; exit 1 naming every breach")
     ap.add_argument("--readelf")
     ap.add_argument("--objdump")
@@ -688,24 +691,32 @@ def main(argv=None):
     if not rows:
         print(f"uattn-inspect: no kernel matches --filter '{a.filter}'", file=sys.stderr)
         return 2
+    out = open(a.output, "w") if a.output else sys.stdout
+    try:
+        return report(rows, a, budgets, out)
+    finally:
+        if a.output:
+            out.close()
+
+
+def report(rows, a, budgets, out):
     if a.json:
-        json.dump(rows, sys.stdout, indent=1, sort_keys=True)
-        print()
+        json.dump(rows, out, indent=1, sort_keys=True)
+        print(file=out)
     elif a.summary:
-        summary_table(rows)
+        summary_table(rows, out)
     elif not a.check:
-        print_text(rows)
+        print_text(rows, out)
     if budgets:
         bad = []
         for r in rows:
             bad += breaches(r, *budget_for(r["name"], *budgets))
+        msg = sys.stderr if a.json else out
         for line in bad:
-            print("BREACH " + line, file=sys.stderr if a.json else sys.stdout)
-        print(f"# {len(rows)} kernels checked against {a.check}: {len(bad)} breaches",
-              file=sys.stderr if a.json else sys.stdout)
+            print("BREACH " + line, file=msg)
+        print(f"# {len(rows)} kernels checked against {a.check}: {len(bad)} breaches", file=msg)
         return 1 if bad else 0
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
