@@ -526,7 +526,7 @@ def load_budgets(path: str):
     fams = doc.get("families") or []
     defaults = doc.get("defaults") or {}
     known = {"match", "max_vgpr_agpr", "max_vgpr_spills", "max_sgpr_spills", "max_scratch", "max_lds",
-             "min_load_bytes", "min_row_keys_per_cycle", "straight_line", "tile_loop"}
+             "min_occupancy", "min_load_bytes", "min_row_keys_per_cycle", "straight_line"}
     errs = []
     for k, f in enumerate([defaults] + fams):
         for key in f:
@@ -566,9 +566,9 @@ def breaches(r, b, matched):
     lim("max_sgpr_spills", r["sgpr_spills"], "SGPR spills")
     lim("max_scratch", r["scratch_bytes"], "scratch bytes")
     lim("max_lds", r["lds_bytes"], "LDS bytes")
+    lim("min_occupancy", r["occupancy_waves_per_simd"], "occupancy (waves per SIMD)", smaller_is_better=False)
     tl = r["loops"][r["tile_loop"]] if r["tile_loop"] is not None else None
-    needs_loop = any(k in b for k in ("min_load_bytes", "min_row_keys_per_cycle")) or b.get("straight_line") \
-        or b.get("tile_loop")
+    needs_loop = any(k in b for k in ("min_load_bytes", "min_row_keys_per_cycle")) or b.get("straight_line")
     if tl is None:
         if needs_loop:
             out.append(f"{n}: no KV-tile loop found, but the budget sets loop limits")

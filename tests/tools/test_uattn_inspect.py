@@ -208,16 +208,17 @@ def test_glob_and_budgets(tmp_path):
                  "families:\n"
                  "  - {match: 'uattn_gfx950_*', max_vgpr_agpr: 512, max_lds: 65536}\n"
                  "  - {match: '*_plain_m128*', max_vgpr_agpr: 256, min_load_bytes: 4, min_row_keys_per_cycle: 2.0,"
-                 " straight_line: true}\n")
+                 " straight_line: true, min_occupancy: 2}\n")
     d, fams = ui.load_budgets(str(f))
     b, matched = ui.budget_for(K, d, fams)
     assert matched == ["uattn_gfx950_*", "*_plain_m128*"] and b["max_vgpr_agpr"] == 256
     rec = {"name": K, "vgpr_agpr_total": 300, "vgpr_spills": 0, "sgpr_spills": 0, "scratch_bytes": 16,
-           "lds_bytes": 1024, "tile_loop": 0,
+           "lds_bytes": 1024, "occupancy_waves_per_simd": 1.0, "tile_loop": 0,
            "loops": [{"straight_line": False, "backward_branches_inside": 3, "min_load_bytes": 2,
                       "loads": {"ushort": 80, "dword": 2}, "row_keys_per_cycle": 1.6, "cycles_per_iter": 2514}]}
     out = ui.breaches(rec, b, matched)
-    assert len(out) == 5
+    assert len(out) == 6
+    assert any("occupancy (waves per SIMD) 1.0 < budget 2" in x for x in out)
     assert any("VGPR+AGPR 300 > budget 256" in x for x in out)
     assert any("scratch bytes 16 > budget 0" in x for x in out)
     assert any("80 x ushort" in x and "dword" not in x.split("80 x ushort")[1] for x in out)
