@@ -20,8 +20,11 @@ occupancy estimate in waves per SIMD:
 
 Loops (llvm-objdump -d --mcpu=ARCH): a loop is a backward branch (s_branch / s_cbranch_* whose
 target lies at or before the branch); its body is [target, branch].  A top-level loop is one whose
-body lies inside no other loop's body.  A loop is straight-line when no other backward branch lies
-inside its body (no inner loop, a single latch); forward branches (skips) are allowed and counted.
+body lies inside no other loop's body and overlaps no wider loop.  A loop is straight-line when no other backward branch lies
+inside its body (no inner loop, a single latch) and no other loop overlaps it; forward branches
+(skips) are allowed and counted.  Two loops whose bodies overlap without nesting (a loop with two
+headers, as clang emits when one path skips a computation) form one region: the wider one is the
+top-level loop and is not straight-line.
 Every top-level loop is reported.
 
 The KV-tile loop (the steady-state one) is chosen by this rule:
@@ -173,13 +176,23 @@ def find_loops(insns):
     for s, e in back:
         by_head.setdefault(s, []).append(e)
     loops = [{"start": s, "end": max(es), "latches": len(es)} for s, es in sorted(by_head.items())]
+    def span(o):
+        return (insns[o["end"]].addr - insns[o["start"]].addr, -o["start"])
+
+    def overlaps(o, lp):
+        return o is not lp and o["start"] <= lp["end"] and lp["start"] <= o["end"]
+
+    def contains(o, lp):
+        return o is not lp and o["start"] <= lp["start"] and lp["end"] <= o["end"]
+
     for lp in loops:
-        lp["top_level"] = not any(o is not lp and o["start"] <= lp["start"] and lp["end"] <= o["end"]
-                                  for o in loops)
+        # a loop inside another, or overlapping a wider one (two headers, one region), is not top-level
+        lp["top_level"] = not any(overlaps(o, lp) and span(o) > span(lp) for o in loops)
         inner = [e for s, e in back if lp["start"] <= e < lp["end"] and s >= lp["start"]]
         crossing = [e for s, e in back if lp["start"] <= e < lp["end"] and s < lp["start"]]
-        lp["inner"] = len([o for o in loops if o is not lp and lp["start"] <= o["start"] and o["end"] <= lp["end"]])
-        lp["straight_line"] = not inner and not crossing
+        lp["inner"] = len([o for o in loops if contains(lp, o)])
+        lp["overlapping"] = len([o for o in loops if overlaps(o, lp) and not contains(o, lp) and not contains(lp, o)])
+        lp["straight_line"] = not inner and not crossing and not lp["overlapping"]
         lp["backward_branches_inside"] = len(inner) + len(crossing)
     return loops
 
@@ -491,6 +504,7 @@ def kernel_record(k, arch, inp, insns):
         body = insns[lp["start"]:lp["end"] + 1]
         rec = {"start_addr": hex(insns[lp["start"]].addr), "end_addr": hex(insns[lp["end"]].addr),
                "straight_line": lp["straight_line"], "inner_loops": lp["inner"], "latches": lp["latches"],
+               "overlapping_loops": lp["overlapping"],
                "backward_branches_inside": lp["backward_branches_inside"]}
         rec.update(count_loop(body, arch))
         rec["forward_branches"] = rec["classes"]["branch"] - 1 - lp["backward_branches_inside"]
@@ -615,7 +629,7 @@ def print_text(rows, out=sys.stdout):
             tag = "KV-tile" if lp["kv_tile_loop"] else "loop"
             sl = "straight-line" if lp["straight_line"] else \
                 f"NOT straight-line ({lp['inner_loops']} inner loops, {lp['backward_branches_inside']} backward " \
-                f"branches inside): per-iteration estimate meaningless"
+                f"branches inside, {lp['overlapping_loops']} overlapping loops): per-iteration estimate meaningless"
             print(f"  {tag:7} {lp['start_addr']}-{lp['end_addr']}  {lp['insts']} insts  {sl}", file=out)
             print(f"     MFMA {c['mfma']}  VALU {c['valu']}  cndmask {c['cndmask']}  trans {c['trans']}  "
                   f"fma {lp['fma']}  SALU {c['salu']}  SMEM {c['smem']}  branch {c['branch']} "

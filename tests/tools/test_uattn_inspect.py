@@ -115,6 +115,16 @@ def test_two_latches_is_not_straight_line():
     assert lp["latches"] == 2 and not lp["straight_line"]
 
 
+def test_overlapping_loops_are_one_region():
+    # two headers: the latch `vccz` goes back to `h1`, the following `s_branch` to `h2` (past h1)
+    code = ui.parse_disassembly(objdump("k", [
+        "s_mov_b32 s0, 0", "h1:", "s_mul_i32 s1, s0, s2", "h2:", "v_add_f32_e32 v0, v0, v1",
+        "s_cbranch_scc1 @out", "s_cbranch_vccz @h1", "s_branch @h2", "out:", "s_endpgm"]))
+    loops = ui.find_loops(code["k"])
+    assert [(lp["start"], lp["end"], lp["top_level"]) for lp in loops] == [(1, 4, True), (2, 5, False)]
+    assert loops[0]["overlapping"] == 1 and not loops[0]["straight_line"]
+
+
 def test_counts_by_class_and_width(insns):
     r = ui.kernel_record({"name": K, "vgpr_count": 128, "agpr_count": 32, "sgpr_count": 40,
                           "vgpr_spill_count": 0, "group_segment_fixed_size": 32768,
