@@ -57,7 +57,8 @@ the workgroup's waves run on separate SIMDs.  The method is that of
 ../shared/anchors/triton-amd-resources.md ("Per-KV-tile cost of the main loop").
 
 --check BUDGETS: the budgets file (tools/inspect_budgets.yaml, format in its header) is applied to
-every selected kernel; exit 1 naming every breach.
+every selected kernel (each limit: the strictest over every family whose glob matches); exit 1
+naming every breach.
 """
 from __future__ import annotations
 
@@ -554,13 +555,25 @@ def load_budgets(path: str):
 
 
 def budget_for(name, defaults, fams):
-    """Merged limits for one kernel: defaults, then every matching family in file order (a later,
-    more specific family may tighten or loosen a limit)."""
+    """Limits for one kernel: the strictest value of each limit over `defaults` and every family whose
+    glob matches (lowest max_*, highest min_*, straight_line if any says so), so the order of the
+    families never matters and a tighter line can only tighten.  Returns (limits, matched globs)."""
     b, matched = dict(defaults), []
     for f in fams:
-        if glob_match(f["match"], name):
-            matched.append(f["match"])
-            b.update({k: v for k, v in f.items() if k != "match"})
+        if not glob_match(f["match"], name):
+            continue
+        matched.append(f["match"])
+        for k, v in f.items():
+            if k == "match":
+                continue
+            if k not in b:
+                b[k] = v
+            elif k.startswith("max_"):
+                b[k] = min(b[k], v)
+            elif k.startswith("min_"):
+                b[k] = max(b[k], v)
+            else:  # straight_line
+                b[k] = bool(b[k]) or bool(v)
     return b, matched
 
 

@@ -222,6 +222,9 @@ def test_glob_and_budgets(tmp_path):
     d, fams = ui.load_budgets(str(f))
     b, matched = ui.budget_for(K, d, fams)
     assert matched == ["uattn_gfx950_*", "*_plain_m128*"] and b["max_vgpr_agpr"] == 256
+    # the strictest limit wins whatever the order of the families
+    assert ui.budget_for(K, d, fams[::-1])[0] == b
+    assert ui.budget_for(K, {"min_row_keys_per_cycle": 3.0}, fams)[0]["min_row_keys_per_cycle"] == 3.0
     rec = {"name": K, "vgpr_agpr_total": 300, "vgpr_spills": 0, "sgpr_spills": 0, "scratch_bytes": 16,
            "lds_bytes": 1024, "occupancy_waves_per_simd": 1.0, "tile_loop": 0,
            "loops": [{"straight_line": False, "backward_branches_inside": 3, "min_load_bytes": 2,
