@@ -601,8 +601,9 @@ def breaches(r, b, matched):
             out.append(f"{n}: no KV-tile loop found, but the budget sets loop limits")
         return out
     if b.get("straight_line") and not tl["straight_line"]:
-        out.append(f"{n}: KV-tile loop is not straight-line ({tl['backward_branches_inside']} backward branches "
-                   f"inside) (straight_line)")
+        out.append(f"{n}: KV-tile loop is not straight-line ({tl['inner_loops']} inner loops, "
+                   f"{tl['backward_branches_inside']} backward branches inside, {tl['overlapping_loops']} "
+                   f"overlapping loops) (straight_line)")
     if "min_load_bytes" in b and tl["min_load_bytes"] is not None and tl["min_load_bytes"] < b["min_load_bytes"]:
         narrow = ", ".join(f"{c} x {w}" for w, c in tl["loads"].items()
                            if (width_bytes(w) or 99) < b["min_load_bytes"])

@@ -227,7 +227,7 @@ def test_glob_and_budgets(tmp_path):
     assert ui.budget_for(K, {"min_row_keys_per_cycle": 3.0}, fams)[0]["min_row_keys_per_cycle"] == 3.0
     rec = {"name": K, "vgpr_agpr_total": 300, "vgpr_spills": 0, "sgpr_spills": 0, "scratch_bytes": 16,
            "lds_bytes": 1024, "occupancy_waves_per_simd": 1.0, "tile_loop": 0,
-           "loops": [{"straight_line": False, "backward_branches_inside": 3, "min_load_bytes": 2,
+           "loops": [{"straight_line": False, "backward_branches_inside": 3, "inner_loops": 2, "overlapping_loops": 1, "min_load_bytes": 2,
                       "loads": {"ushort": 80, "dword": 2}, "row_keys_per_cycle": 1.6, "cycles_per_iter": 2514}]}
     out = ui.breaches(rec, b, matched)
     assert len(out) == 6
@@ -235,7 +235,7 @@ def test_glob_and_budgets(tmp_path):
     assert any("VGPR+AGPR 300 > budget 256" in x for x in out)
     assert any("scratch bytes 16 > budget 0" in x for x in out)
     assert any("80 x ushort" in x and "dword" not in x.split("80 x ushort")[1] for x in out)
-    assert any("not straight-line" in x for x in out)
+    assert any("not straight-line (2 inner loops, 3 backward branches inside, 1 overlapping loops)" in x for x in out)
     assert any("row-keys per cycle 1.6 < budget 2.0" in x for x in out)
     assert ui.breaches(dict(rec, name="other", scratch_bytes=0), *ui.budget_for("other", d, fams)) == ["other: no budget family matches"]
     bad = tmp_path / "bad.yaml"
