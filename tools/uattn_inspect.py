@@ -1,6 +1,6 @@
 """uattn-inspect: per-kernel resources and static KV-tile loop cost of uattn code objects (no GPU needed).
 
-Usage: uattn-inspect [--filter GLOB] [--json] [--no-mca] [--jobs N] [--check BUDGETS] INPUT...
+Usage: uattn-inspect [--filter GLOB]... [--json | --summary] [--no-mca] [--jobs N] [--check BUDGETS] INPUT...
   INPUT: a per-arch code object (build/<preset>/uattn_gfx950.co, uattn_gfx1030.co) or an offload
   bundle (build/<preset>/uattn_kernels.hipfb; its amdgcn code objects are unbundled with
   clang-offload-bundler).
@@ -462,7 +462,8 @@ def analyse(inputs, a):
         for inp in inputs:
             for arch, co in code_objects(inp, bundler, tmp):
                 arch = arch or arch_of(readelf, co)
-                ks = [k for k in co_report.kernels(readelf, co) if glob_match(a.filter, k["name"])]
+                ks = [k for k in co_report.kernels(readelf, co)
+                      if any(glob_match(g, k["name"]) for g in a.filter or ["*"])]
                 if not ks:
                     continue
                 dis = subprocess.run([objdump, "-d", f"--mcpu={arch}", co], check=True, capture_output=True,
@@ -470,6 +471,8 @@ def analyse(inputs, a):
                 code = parse_disassembly(dis)
                 for k in ks:
                     rows.append(kernel_record(k, arch, inp, code.get(k["name"], [])))
+        if a.filter:  # rows in the order of the globs that select them
+            rows.sort(key=lambda r: next(k for k, g in enumerate(a.filter) if glob_match(g, r["name"])))
         if not a.no_mca:
             for r in rows:
                 tl = r["tile_loop"]
@@ -693,7 +696,9 @@ def main(argv=None):
                "straight-line (its estimate is meaningless). Every top-level loop is listed. Full method: the "
                "module docstring of tools/uattn_inspect.py and docs/performance.md.")
     ap.add_argument("inputs", nargs="+", metavar="INPUT", help="code object (.co) or offload bundle (.hipfb)")
-    ap.add_argument("--filter", default="*", metavar="GLOB", help="instance-name glob (`*`, `?`), as everywhere in uattn")
+    ap.add_argument("--filter", action="append", metavar="GLOB",
+                    help="instance-name glob (`*`, `?`), as everywhere in uattn; repeat for several (a kernel "
+                         "matching any is selected); default every kernel")
     ap.add_argument("--json", action="store_true", help="print the records as JSON")
     ap.add_argument("--summary", action="store_true", help="one Markdown row per kernel (the KV-tile loop only)")
     ap.add_argument("--no-mca", action="store_true", help="skip llvm-mca (counts only)")
@@ -717,7 +722,7 @@ def main(argv=None):
         a.mca_for = lambda n: "min_row_keys_per_cycle" in budget_for(n, *budgets)[0]
     rows = analyse(a.inputs, a)
     if not rows:
-        print(f"uattn-inspect: no kernel matches --filter '{a.filter}'", file=sys.stderr)
+        print(f"uattn-inspect: no kernel matches --filter {' '.join(a.filter or ['*'])}", file=sys.stderr)
         return 2
     out = open(a.output, "w") if a.output else sys.stdout
     try:
