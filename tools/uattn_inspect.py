@@ -46,7 +46,7 @@ VMEM loads and stores and LDS reads and writes are also counted by width (the mn
 ushort = 2 bytes per lane, dword = 4, dwordx2 = 8, dwordx4 = 16; `lds_` marks loads straight into
 LDS, `b64_tr_b16` the transposed LDS read).
 
-Cycles: llvm-mca -mtriple=amdgcn -mcpu=ARCH -iterations=20 on the KV-tile loop body (branches
+Cycles: llvm-mca -mtriple=amdgcn -mcpu=ARCH -iterations=20 on each top-level loop body (branches
 removed; `buffer_load/store ... offen|idxen` rewritten as the equivalent global_load/store with the
 buffer's base SGPR pair, because llvm-mca 21 crashes on them; see ../shared/TOOLCHAIN.md).  LLVM's
 AMDGPU scheduling model, one wave, in order, in model units (on gfx950 one wave64 VALU instruction
@@ -474,10 +474,9 @@ def analyse(inputs, a):
         if a.filter:  # rows in the order of the globs that select them
             rows.sort(key=lambda r: next(k for k, g in enumerate(a.filter) if glob_match(g, r["name"])))
         if not a.no_mca:
-            for r in rows:
-                tl = r["tile_loop"]
-                if tl is not None and (a.mca_for is None or a.mca_for(r["name"])):
-                    jobs.append((r, r["loops"][tl]))
+            for r in rows:  # every top-level loop: a boundary-tile loop's cost is worth seeing too
+                if a.mca_for is None or a.mca_for(r["name"]):
+                    jobs += [(r, lp) for lp in r["loops"]]
             mca = tool("llvm-mca", a.mca)
             with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
                 futs = {ex.submit(run_mca, mca, r["arch"], lp.pop("_asm"), a.cache): (r, lp) for r, lp in jobs}
@@ -529,7 +528,7 @@ def finish_loop(r, lp):
     lp["cycles_per_iter"] = round(cyc, 1)
     has_xdl = "HWXDL" in m.get("pressure", {})  # the matrix unit; absent from gfx1030's model
     lp["xdl_busy"] = round(m["xdl_per_iter"] / cyc, 3) if cyc and has_xdl else None
-    if r["tile"] and cyc:
+    if r["tile"] and cyc and lp["work"]:  # a loop without MFMA / multiply-adds covers no keys
         lp["row_keys_per_cycle"] = round(r["tile"]["block_m"] * r["tile"]["block_n"] / cyc, 3)
     lp["estimate_meaningful"] = lp["straight_line"]
 

@@ -205,10 +205,13 @@ def test_parse_mca_and_figures():
     assert m["cycles_per_iter"] == 25.0 and m["xdl_per_iter"] == 6.25
     assert m["pressure"]["HWVMEM"] == 1.0 and m["pressure"]["HWBranch"] == 0.0
     r = {"tile": {"block_m": 128, "block_n": 32, "waves": 4}}
-    lp = {"mca": m, "straight_line": True}
+    lp = {"mca": m, "straight_line": True, "work": 2}
     ui.finish_loop(r, lp)
     assert lp["cycles_per_iter"] == 25.0 and lp["xdl_busy"] == 0.25
     assert lp["row_keys_per_cycle"] == 163.84  # 128 * 32 / 25
+    helper = {"mca": m, "straight_line": True, "work": 0}
+    ui.finish_loop(r, helper)
+    assert helper["cycles_per_iter"] == 25.0 and "row_keys_per_cycle" not in helper
 
 
 def test_glob_and_budgets(tmp_path):
