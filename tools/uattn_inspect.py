@@ -543,7 +543,8 @@ def load_budgets(path: str):
     fams = doc.get("families") or []
     defaults = doc.get("defaults") or {}
     known = {"match", "max_vgpr_agpr", "max_vgpr_spills", "max_sgpr_spills", "max_scratch", "max_lds",
-             "min_occupancy", "min_load_bytes", "min_row_keys_per_cycle", "straight_line"}
+             "min_occupancy", "min_load_bytes", "max_forward_branches", "min_row_keys_per_cycle",
+             "straight_line"}
     errs = []
     for k, f in enumerate([defaults] + fams):
         for key in f:
@@ -597,7 +598,8 @@ def breaches(r, b, matched):
     lim("max_lds", r["lds_bytes"], "LDS bytes")
     lim("min_occupancy", r["occupancy_waves_per_simd"], "occupancy (waves per SIMD)", smaller_is_better=False)
     tl = r["loops"][r["tile_loop"]] if r["tile_loop"] is not None else None
-    needs_loop = any(k in b for k in ("min_load_bytes", "min_row_keys_per_cycle")) or b.get("straight_line")
+    needs_loop = any(k in b for k in ("min_load_bytes", "max_forward_branches", "min_row_keys_per_cycle")) \
+        or b.get("straight_line")
     if tl is None:
         if needs_loop:
             out.append(f"{n}: no KV-tile loop found, but the budget sets loop limits")
@@ -611,6 +613,9 @@ def breaches(r, b, matched):
                            if (width_bytes(w) or 99) < b["min_load_bytes"])
         out.append(f"{n}: KV-tile loop loads narrower than {b['min_load_bytes']} bytes per lane: {narrow} "
                    f"(min_load_bytes)")
+    if "max_forward_branches" in b and tl["forward_branches"] > b["max_forward_branches"]:
+        out.append(f"{n}: KV-tile loop has {tl['forward_branches']} forward branches > budget "
+                   f"{b['max_forward_branches']} (max_forward_branches)")
     if "min_row_keys_per_cycle" in b:
         rk = tl.get("row_keys_per_cycle")
         if rk is None:

@@ -221,7 +221,7 @@ def test_glob_and_budgets(tmp_path):
                  "families:\n"
                  "  - {match: 'uattn_gfx950_*', max_vgpr_agpr: 512, max_lds: 65536}\n"
                  "  - {match: '*_plain_m128*', max_vgpr_agpr: 256, min_load_bytes: 4, min_row_keys_per_cycle: 2.0,"
-                 " straight_line: true, min_occupancy: 2}\n")
+                 " straight_line: true, min_occupancy: 2, max_forward_branches: 8}\n")
     d, fams = ui.load_budgets(str(f))
     b, matched = ui.budget_for(K, d, fams)
     assert matched == ["uattn_gfx950_*", "*_plain_m128*"] and b["max_vgpr_agpr"] == 256
@@ -231,9 +231,10 @@ def test_glob_and_budgets(tmp_path):
     rec = {"name": K, "vgpr_agpr_total": 300, "vgpr_spills": 0, "sgpr_spills": 0, "scratch_bytes": 16,
            "lds_bytes": 1024, "occupancy_waves_per_simd": 1.0, "tile_loop": 0,
            "loops": [{"straight_line": False, "backward_branches_inside": 3, "inner_loops": 2, "overlapping_loops": 1, "min_load_bytes": 2,
-                      "loads": {"ushort": 80, "dword": 2}, "row_keys_per_cycle": 1.6, "cycles_per_iter": 2514}]}
+                      "loads": {"ushort": 80, "dword": 2}, "forward_branches": 83, "row_keys_per_cycle": 1.6, "cycles_per_iter": 2514}]}
     out = ui.breaches(rec, b, matched)
-    assert len(out) == 6
+    assert len(out) == 7
+    assert any("83 forward branches > budget 8" in x for x in out)
     assert any("occupancy (waves per SIMD) 1.0 < budget 2" in x for x in out)
     assert any("VGPR+AGPR 300 > budget 256" in x for x in out)
     assert any("scratch bytes 16 > budget 0" in x for x in out)
