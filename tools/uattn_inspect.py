@@ -19,10 +19,10 @@ occupancy estimate in waves per SIMD:
   (the formulas are those of tools/co_report.py, which this tool imports.)
 
 Loops (llvm-objdump -d --mcpu=ARCH): a loop is a backward branch (s_branch / s_cbranch_* whose
-target lies at or before the branch); its body is [target, branch].  A top-level loop is one whose
-body lies inside no other loop's body and overlaps no wider loop.  A loop is straight-line when no other backward branch lies
-inside its body (no inner loop, a single latch) and no other loop overlaps it; forward branches
-(skips) are allowed and counted.  Two loops whose bodies overlap without nesting (a loop with two
+target lies at or before the branch; target = PC + 4 + 4 * simm16); its body is [target, branch].
+A top-level loop is one whose body lies inside no other loop's body and overlaps no wider loop.  A
+loop is straight-line when no other backward branch lies inside its body (no inner loop, a single
+latch) and no other loop overlaps it; forward branches (skips) are allowed and counted.  Two loops whose bodies overlap without nesting (a loop with two
 headers, as clang emits when one path skips a computation) form one region: the wider one is the
 top-level loop and is not straight-line.
 Every top-level loop is reported.
@@ -47,8 +47,9 @@ ushort = 2 bytes per lane, dword = 4, dwordx2 = 8, dwordx4 = 16; `lds_` marks lo
 LDS, `b64_tr_b16` the transposed LDS read).
 
 Cycles: llvm-mca -mtriple=amdgcn -mcpu=ARCH -iterations=20 on each top-level loop body (branches
-removed; `buffer_load/store ... offen|idxen` rewritten as the equivalent global_load/store with the
-buffer's base SGPR pair, because llvm-mca 21 crashes on them; see ../shared/TOOLCHAIN.md).  LLVM's
+removed; `buffer_load/store ... offen|idxen` rewritten as the global_load/store of the same width,
+addressed by the same VGPR and the buffer's base SGPR pair, a stand-in for the model because llvm-mca
+21 crashes on them; see ../shared/TOOLCHAIN.md).  LLVM's
 AMDGPU scheduling model, one wave, in order, in model units (on gfx950 one wave64 VALU instruction
 or one MFMA pass is one unit).  cycles/iter = Total Cycles / 20.  XDL busy = HWXDL resource pressure
 per iteration / cycles per iteration.  row-keys/cycle = block_m x block_n / cycles per iteration,
@@ -75,36 +76,17 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, _HERE)
+sys.path.insert(0, os.path.join(_HERE, "..", "generator"))
 import co_report  # noqa: E402  (metadata parsing and the occupancy formulas)
+from uattn_gen.globs import glob_match, is_valid_glob  # noqa: E402  (the project's one instance-name glob)
 
 MCA_ITERATIONS = 20
 MCA_TIMEOUT_S = 300
 MCA_MEMORY_BYTES = 6 << 30  # llvm-mca ran out of memory on one large gfx1030 loop: cap it
 
 # ---------------------------------------------------------------- instance names and globs
-
-
-def glob_match(pattern: str, name: str) -> bool:
-    """The project's one glob syntax (generator/uattn_gen/globs.py): `*` any run, `?` one character,
-    everything else literal and case-sensitive, the whole name must match."""
-    p = n = 0
-    star_p, star_n = -1, 0
-    while n < len(name):
-        if p < len(pattern) and (pattern[p] == "?" or pattern[p] == name[n]):
-            p += 1
-            n += 1
-        elif p < len(pattern) and pattern[p] == "*":
-            star_p, star_n = p, n
-            p += 1
-        elif star_p >= 0:
-            star_n += 1
-            p, n = star_p + 1, star_n
-        else:
-            return False
-    while p < len(pattern) and pattern[p] == "*":
-        p += 1
-    return p == len(pattern)
 
 
 TILE_RE = re.compile(r"_m(\d+)n(\d+)w(\d+)$")
@@ -552,6 +534,8 @@ def load_budgets(path: str):
                 errs.append(f"{path}: family {k}: unknown key '{key}' (known: {', '.join(sorted(known))})")
         if k and "match" not in f:
             errs.append(f"{path}: family {k}: no 'match' glob")
+        elif k and not is_valid_glob(str(f["match"])):
+            errs.append(f"{path}: family {k}: '{f['match']}' is not an instance-name glob (letters, digits, _, *, ?)")
     if errs:
         raise SystemExit("\n".join(errs))
     return defaults, fams
@@ -717,6 +701,9 @@ def main(argv=None):
     ap.add_argument("--mca")
     ap.add_argument("--bundler")
     a = ap.parse_args(argv)
+    bad = [g for g in a.filter or [] if not is_valid_glob(g)]
+    if bad:
+        ap.error(f"--filter {bad[0]}: not an instance-name glob (letters, digits, _, *, ?)")
     a.cache = a.cache or None
     a.mca_for = None
     budgets = None

@@ -246,3 +246,6 @@ def test_glob_and_budgets(tmp_path):
     bad.write_text("families:\n  - {match: '*', max_vgprs: 1}\n")
     with pytest.raises(SystemExit, match="unknown key 'max_vgprs'"):
         ui.load_budgets(str(bad))
+    bad.write_text("families:\n  - {match: 'uattn_[a]*', max_lds: 1}\n")
+    with pytest.raises(SystemExit, match="not an instance-name glob"):
+        ui.load_budgets(str(bad))
