@@ -70,7 +70,6 @@ import hashlib
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -352,10 +351,6 @@ def parse_mca(out: str, iterations: int = MCA_ITERATIONS):
     return {"cycles_per_iter": cycles, "xdl_per_iter": xdl, "pressure": pressure}
 
 
-def _limit_memory():
-    resource.setrlimit(resource.RLIMIT_AS, (MCA_MEMORY_BYTES, MCA_MEMORY_BYTES))
-
-
 def run_mca(mca: str, arch: str, asm: str, cache_dir: str | None):
     """llvm-mca on one loop body; results cached by a hash of (tool, arch, iterations, text)."""
     key = hashlib.sha256(f"{mca}\n{arch}\n{MCA_ITERATIONS}\n{asm}".encode()).hexdigest()
@@ -367,9 +362,11 @@ def run_mca(mca: str, arch: str, asm: str, cache_dir: str | None):
         f.write(asm)
         src = f.name
     try:
-        p = subprocess.run([mca, "-mtriple=amdgcn", f"-mcpu={arch}", f"-iterations={MCA_ITERATIONS}",
+        # address space capped through the shell's ulimit (KiB): preexec_fn is unsafe with threads
+        p = subprocess.run(["sh", "-c", f'ulimit -v {MCA_MEMORY_BYTES >> 10} && exec "$0" "$@"', mca,
+                            "-mtriple=amdgcn", f"-mcpu={arch}", f"-iterations={MCA_ITERATIONS}",
                             "-instruction-info=false", "-timeline=false", src],
-                           capture_output=True, text=True, timeout=MCA_TIMEOUT_S, preexec_fn=_limit_memory)
+                           capture_output=True, text=True, timeout=MCA_TIMEOUT_S)
         if p.returncode != 0:
             err = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[0]
             res = {"error": f"llvm-mca exit {p.returncode}: {err[:200]}"}
