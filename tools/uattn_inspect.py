@@ -47,9 +47,9 @@ ushort = 2 bytes per lane, dword = 4, dwordx2 = 8, dwordx4 = 16; `lds_` marks lo
 LDS, `b64_tr_b16` the transposed LDS read).
 
 Cycles: llvm-mca -mtriple=amdgcn -mcpu=ARCH -iterations=20 on each top-level loop body (branches
-removed; `buffer_load/store ... offen|idxen` rewritten as the global_load/store of the same width,
-addressed by the same VGPR and the buffer's base SGPR pair, a stand-in for the model because llvm-mca
-21 crashes on them; see ../shared/TOOLCHAIN.md).  LLVM's
+removed; every `buffer_load/store_*` rewritten as the global_load/store (or global_load_lds) of the
+same width, addressed by the same VGPR and the buffer's base SGPR pair, a stand-in for the model
+because llvm-mca 21 crashes or runs out of memory on buffer instructions; see ../shared/TOOLCHAIN.md).  LLVM's
 AMDGPU scheduling model, one wave, in order, in model units (on gfx950 one wave64 VALU instruction
 or one MFMA pass is one unit).  cycles/iter = Total Cycles / 20.  XDL busy = HWXDL resource pressure
 per iteration / cycles per iteration.  row-keys/cycle = block_m x block_n / cycles per iteration,
@@ -292,30 +292,54 @@ def select_tile_loop(loops):
 
 # ---------------------------------------------------------------- llvm-mca
 
-BUF_RE = re.compile(r"^buffer_(load|store)_(\S+)\s+(v\[?[0-9:]+\]?),\s*(v\[?[0-9:]+\]?),\s*s\[(\d+):\d+\],\s*(\S+)\s+(.*)$")
+BUF_FORMAT = {"format_x": "dword", "format_xy": "dwordx2", "format_xyz": "dwordx3", "format_xyzw": "dwordx4"}
+
+
+def buffer_as_global(mnemonic: str, operands: str):
+    """A buffer_load/store line as the global_load/store (or global_load_lds) line of the same width,
+    same data/address VGPRs and the buffer's base SGPR pair as saddr, or None if it is not one.
+
+    llvm-mca 21 (gfx950, gfx1030) crashes or runs out of memory on every buffer_* form tried
+    (offen, off, lds, stores; verified 2026-11-30), so the estimate models them as global accesses.
+    Buffer syntax: `buffer_load_X vdata, vaddr|off, s[a:b], soffset [offen|idxen] [offset:N] [cache bits]`;
+    LDS form: `buffer_load_X vaddr|off, s[a:b], soffset [offen] [offset:N] lds`."""
+    m = re.match(r"^buffer_(load|store)_(\w+)$", mnemonic)
+    if not m:
+        return None
+    op, w = m.groups()
+    w = BUF_FORMAT.get(w, "dword" if w.startswith("format") else w)
+    parts = [x.strip() for x in operands.split(",")]
+    tail = parts[-1].split()
+    mods = tail[1:]
+    off = next((x for x in mods if x.startswith("offset:")), None)
+    keep = [x for x in mods if x in ("glc", "slc", "nt", "sc0", "sc1")]
+    srsrc = re.match(r"^s\[(\d+):\d+\]$", parts[-2])
+    if not srsrc:
+        return None
+    saddr = f"s[{srsrc.group(1)}:{int(srsrc.group(1)) + 1}]"
+
+    def vgpr(x, fallback):  # first VGPR of an address operand; `off` has none: reuse the data VGPR
+        r = re.match(r"^v\[?(\d+)", x)
+        return f"v{r.group(1)}" if r else fallback
+
+    if "lds" in mods and op == "load":
+        vaddr = vgpr(parts[0], "v0")
+        new = f"global_load_lds_{w} {vaddr}, {saddr}"
+    elif len(parts) == 4:
+        data = parts[0]
+        vaddr = vgpr(parts[1], vgpr(data, "v0"))
+        new = f"global_load_{w} {data}, {vaddr}, {saddr}" if op == "load" else \
+            f"global_store_{w} {vaddr}, {data}, {saddr}"
+    else:
+        return None
+    return " ".join([new] + ([off] if off else []) + keep)
 
 
 def mca_line(insn: Insn):
     """The instruction as llvm-mca 21 accepts it, or None to drop it (branches)."""
     if is_branch(insn.mnemonic) or insn.mnemonic in ("s_setpc_b64", "s_endpgm"):
         return None
-    txt = insn.text
-    m = BUF_RE.match(txt)
-    if m and re.search(r"\b(offen|idxen)\b", m.group(7)):
-        op, w, data, vaddr, sbase, _soff, mods = m.groups()
-        if vaddr.startswith("v["):  # idxen+offen pair: keep the offset register
-            vaddr = "v" + vaddr[2:].split(":")[0]
-        off = re.search(r"offset:(\d+)", mods)
-        keep = " ".join(x for x in mods.split() if x in ("glc", "slc", "nt", "sc0", "sc1"))
-        s0 = int(sbase)
-        w2 = w if not w.startswith("format") else "dword"
-        new = f"global_{op}_{w2} {data}, {vaddr}, s[{s0}:{s0 + 1}]"
-        if off:
-            new += f" offset:{off.group(1)}"
-        if keep:
-            new += " " + keep
-        return new
-    return txt
+    return buffer_as_global(insn.mnemonic, insn.operands) or insn.text
 
 
 def loop_asm(insns):

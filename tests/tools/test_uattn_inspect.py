@@ -171,6 +171,11 @@ def test_mca_rewrites():
     assert ui.mca_line(mk("buffer_load_ushort v1, v2, s[16:19], s3 offen")) == "global_load_ushort v1, v2, s[16:17]"
     assert ui.mca_line(mk("buffer_load_dwordx4 v[1:4], v5, s[8:11], 0 offen sc0")) == \
         "global_load_dwordx4 v[1:4], v5, s[8:9] sc0"
+    assert ui.mca_line(mk("buffer_load_dword v1, off, s[4:7], s0 offset:16")) == "global_load_dword v1, v1, s[4:5] offset:16"
+    assert ui.mca_line(mk("buffer_store_dwordx2 v[1:2], v3, s[4:7], 0 offen")) == "global_store_dwordx2 v3, v[1:2], s[4:5]"
+    assert ui.mca_line(mk("buffer_load_dword v1, s[4:7], s0 offen offset:64 lds")) == \
+        "global_load_lds_dword v1, s[4:5] offset:64"
+    assert ui.mca_line(mk("buffer_load_format_xy v[1:2], v3, s[8:11], 0 idxen")) == "global_load_dwordx2 v[1:2], v3, s[8:9]"
     assert ui.mca_line(mk("s_cbranch_scc1 65500")) is None
     assert ui.mca_line(mk("v_add_f32_e32 v0, v1, v2")) == "v_add_f32_e32 v0, v1, v2"
 
