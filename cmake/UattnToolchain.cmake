@@ -20,6 +20,9 @@ find_program(UATTN_CLANG NAMES clang${_sfx} clang HINTS "${_hipdir}" REQUIRED)
 find_program(UATTN_LLD NAMES ld.lld${_sfx} ld.lld HINTS "${_hipdir}" REQUIRED)
 find_program(UATTN_BUNDLER NAMES clang-offload-bundler${_sfx} clang-offload-bundler HINTS "${_hipdir}" REQUIRED)
 find_program(UATTN_READELF NAMES llvm-readelf${_sfx} llvm-readelf HINTS "${_hipdir}" REQUIRED)
+# Static cost of a kernel's loops (tools/uattn-inspect): disassembler and LLVM's scheduling model.
+find_program(UATTN_OBJDUMP NAMES llvm-objdump${_sfx} llvm-objdump HINTS "${_hipdir}" REQUIRED)
+find_program(UATTN_MCA NAMES llvm-mca${_sfx} llvm-mca HINTS "${_hipdir}")
 # The bundler looks for llvm-objcopy next to its own path: call it by its real
 # path (Debian's /usr/bin/clang-offload-bundler-21 links into /usr/lib/llvm-21/bin).
 file(REAL_PATH "${UATTN_BUNDLER}" UATTN_BUNDLER)
