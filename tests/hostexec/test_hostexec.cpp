@@ -664,3 +664,75 @@ TEST(Performance, ManyWorkgroups) {
   printf("[ perf     ] 256 workgroups x 64 lanes x 128 sync points: %.3f s\n", s);
   EXPECT_LT(s, 30.0);
 }
+
+// v_cvt_pk_f32_fp8 emulation against the OCP E4M3 definition (OFP8 rev 1.0,
+// s.5: bias 7, subnormals m/8 * 2^-6, S.1111.111 = NaN, no infinities),
+// evaluated here independently with ldexp for every one of the 256 codes, in
+// both word positions and both byte positions of the selected word.
+TEST(Fp8, CvtPkF32Fp8EveryCode) {
+  const auto ocp = [](unsigned b) {
+    const int e = (b >> 3) & 15, m = b & 7;
+    if (e == 15 && m == 7) return std::nan("");
+    const double mag = e == 0 ? std::ldexp(m / 8.0, -6) : std::ldexp(1.0 + m / 8.0, e - 7);
+    return (b & 0x80) ? -mag : mag;
+  };
+  for (unsigned b = 0; b < 256; ++b) {
+    const unsigned other = (b * 37u + 11u) & 0xFFu;
+    for (int hi = 0; hi < 2; ++hi) {
+      for (int pos = 0; pos < 2; ++pos) {
+        const uint32_t word = pos == 0 ? (b | other << 8) : (other | b << 8);
+        const uint32_t bits = hi ? (word << 16) | 0x7F7Fu : word | 0x7F7F0000u;  // NaN codes in the unselected word
+        float x0, x1;
+        dl::cvt_pk_f32_fp8(bits, hi != 0, x0, x1);
+        const float got = pos == 0 ? x0 : x1;
+        const double want = ocp(b);
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(got)) << "code " << b;
+        } else {
+          EXPECT_EQ((double)got, want) << "code " << b << " hi " << hi << " pos " << pos;
+          EXPECT_EQ(std::signbit(got), (b & 0x80) != 0) << "code " << b;  // -0 stays -0
+        }
+      }
+    }
+  }
+}
+
+UATTN_GLOBAL void k_vec_global(AttnParams p) {
+  const int t = dl::thread_id();
+  const dl::f16* q = static_cast<const dl::f16*>(p.q);
+  // p.num_seqs = element offset of the row: 0 is 16-byte aligned, 3 is not.
+  const dl::vec<dl::f16, 8> v = dl::ldg<8>(q + p.num_seqs + 8 * t);
+  dl::stg<8>(static_cast<dl::f16*>(p.out) + 8 * t, v);
+}
+
+TEST(VectorAccess, AlignedGlobalLoadStoreAndMisalignedFails) {
+  alignas(16) dl::f16 in[8 * 64 + 8];
+  alignas(16) dl::f16 out[8 * 64];
+  for (int i = 0; i < 8 * 64 + 8; ++i) in[i] = (dl::f16)(float)(i % 97);
+  AttnParams p = params(in, out);
+  p.num_seqs = 0;
+  Result r = launch(k_vec_global, make_launch("k_vec_global", 64, 64, 0), p);
+  ASSERT_TRUE(r.ok) << r.error;
+  for (int i = 0; i < 8 * 64; ++i) ASSERT_EQ((float)out[i], (float)in[i]) << i;
+  p.num_seqs = 3;
+  r = launch(k_vec_global, make_launch("k_vec_global", 64, 64, 0), p);
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(contains(r.error, "misaligned vector access")) << r.error;
+  EXPECT_TRUE(contains(r.error, "reads 16 bytes")) << r.error;
+}
+
+UATTN_GLOBAL void k_lds_misaligned(AttnParams) {
+  UATTN_LDS_DECL(smem, 0);
+  dl::Lds<dl::f16> buf{smem, 0, 64 * 16};
+  const int t = dl::thread_id();
+  dl::vec<dl::f16, 8> v;
+  for (int e = 0; e < 8; ++e) v[e] = (dl::f16)1.0f;
+  buf.st_vec<8>(t * 8 + (t == 9 ? 4 : 0), v);  // lane 9: 8 bytes past a 16-byte boundary
+}
+
+TEST(VectorAccess, MisalignedLdsVectorFails) {
+  Result r = launch(k_lds_misaligned, make_launch("k_lds_misaligned", 64, 64, 64 * 16 * 2 + 16), params(nullptr, nullptr));
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(contains(r.error, "misaligned LDS access")) << r.error;
+  EXPECT_TRUE(contains(r.error, "lane 9 writes 16 bytes at offset 152")) << r.error;
+}

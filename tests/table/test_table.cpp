@@ -222,3 +222,27 @@ TEST(Bundle, CodeObjectSymbolsEqualTableRows) {
 }
 
 }  // namespace
+
+// Rows that are not 8-element aligned go to the generic instances only
+// (specialised instances move rows with 16-byte vector accesses).
+TEST(Table, UnalignedRowsRouteToGenericInstances) {
+  ProblemDesc p;
+  p.head_size = 128;
+  p.block_size = 16;
+  p.num_q_heads = 8;
+  p.num_kv_heads = 1;
+  p.max_seqlen_q = p.num_tokens = 1;
+  p.max_seqlen_k = 100;
+  for (ForcePath f : {ForcePath::k2D, ForcePath::k3D}) {
+    SelectOptions o;
+    o.path = f;
+    p.rows_aligned = true;
+    const Selection a = select(p, o);
+    ASSERT_TRUE(a.ok) << a.error;
+    p.rows_aligned = false;
+    const Selection u = select(p, o);
+    ASSERT_TRUE(u.ok) << u.error;
+    EXPECT_TRUE(is_generic(*u.attention.row)) << u.attention.row->name;
+    if (full_matrix()) EXPECT_FALSE(is_generic(*a.attention.row)) << a.attention.row->name;
+  }
+}
