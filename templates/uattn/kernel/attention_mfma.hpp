@@ -81,7 +81,9 @@ struct AttnBodyMfma {
   // First of the 4 consecutive head dims of accumulator registers 4 g .. 4 g + 3 of tile dt.
   UATTN_INLINE static int d_of(int dt, int g, int part) { return 32 * dt + 8 * g + 4 * part; }
 
-  UATTN_INLINE static float row_max(float v) { return fmaxf_(v, dl::shfl_xor(v, 32)); }
+  // v_max_f32 (a NaN score still reaches the output through exp2 and the sums).
+  UATTN_INLINE static float vmax(float a, float b) { return __builtin_fmaxf(a, b); }
+  UATTN_INLINE static float row_max(float v) { return vmax(v, dl::shfl_xor(v, 32)); }
   UATTN_INLINE static float row_sum(float v) { return v + dl::shfl_xor(v, 32); }
 
   // Per-lane state of the tile loop.
@@ -100,6 +102,8 @@ struct AttnBodyMfma {
     int p_tok, head, t_abs;
     int64_t token;
     float qk_log2;            // softmax_scale * k_scale * log2(e)
+    float qk;                 // softmax_scale * k_scale
+    float cap, inv_cap;       // softcap and 1 / softcap (1 when softcap is off)
     float slope_log2;         // ALiBi slope * log2(e) (0 without ALiBi)
     const int32_t* bt;
     int bs;
@@ -270,7 +274,7 @@ struct AttnBodyMfma {
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
-        for (int r = 0; r < 16; ++r) mx = fmaxf_(mx, sc[st][r]);
+        for (int r = 0; r < 16; ++r) mx = vmax(mx, sc[st][r]);
       mx *= c.qk_log2;
     } else {
       UATTN_UNROLL
@@ -279,11 +283,10 @@ struct AttnBodyMfma {
         for (int r = 0; r < 16; ++r) {
           const int j = k0 + key_of(st, r, c.part);
           float v = sc[st][r] * c.qk_log2;
-          if constexpr (kCap) {
-            if (cap_on) {
-              const float x = sc[st][r] * (p.softmax_scale * p.k_scale);
-              v = p.softcap * tanh_f(x / p.softcap) * kLog2e;
-            }
+          if constexpr (kCap) {  // branch-free: both forms computed, one selected
+            const float x = sc[st][r] * c.qk;
+            const float capped = c.cap * tanh_f(x * c.inv_cap) * kLog2e;
+            v = cap_on ? capped : v;
           }
           if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
           if constexpr (kMasked) {
@@ -299,11 +302,11 @@ struct AttnBodyMfma {
             v = keep ? v : kNegInf;
           }
           sc[st][r] = v;
-          mx = fmaxf_(mx, v);
+          mx = vmax(mx, v);
         }
     }
     mx = row_max(mx);
-    const float m_new = fmaxf_(s.m_i, mx);
+    const float m_new = vmax(s.m_i, mx);
     const float m_use = (kMasked && m_new == kNegInf) ? 0.0f : m_new;
     const float alpha = dl::exp2(s.m_i - m_use);
     float sum = 0.0f;
@@ -497,7 +500,10 @@ struct AttnBodyMfma {
     c.head = c.kvh * qpk + (c.row_valid ? (int)(m % qpk) : 0);
     c.t_abs = c.w.ctx + c.p_tok;
     c.token = (int64_t)c.w.q_start + c.p_tok;
-    c.qk_log2 = p.softmax_scale * p.k_scale * kLog2e;
+    c.qk = p.softmax_scale * p.k_scale;
+    c.qk_log2 = c.qk * kLog2e;
+    c.cap = p.softcap != 0.0f ? p.softcap : 1.0f;
+    c.inv_cap = 1.0f / c.cap;
     c.slope_log2 = 0.0f;
     if constexpr (kAlibi) {
       if (p.alibi_slopes != nullptr) c.slope_log2 = p.alibi_slopes[c.head] * kLog2e;
