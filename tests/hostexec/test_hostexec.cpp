@@ -697,6 +697,30 @@ TEST(Fp8, CvtPkF32Fp8EveryCode) {
   }
 }
 
+// v_cvt_scalef32_pk_{f16,bf16}_fp8 (scale 1.0) emulation: every code, both
+// words and bytes, equals the OCP value (exactly representable in f16 / bf16).
+template <class T>
+void cvt_pk_fp8_every_code() {
+  for (unsigned b = 0; b < 256; ++b) {
+    const int e = (b >> 3) & 15, m = b & 7;
+    const bool nan = e == 15 && m == 7;
+    const double mag = e == 0 ? std::ldexp(m / 8.0, -6) : std::ldexp(1.0 + m / 8.0, e - 7);
+    const double want = (b & 0x80) ? -mag : mag;
+    for (int hi = 0; hi < 2; ++hi)
+      for (int pos = 0; pos < 2; ++pos) {
+        const uint32_t word = pos == 0 ? (b | 0x3800u) : (0x38u | b << 8);
+        const uint32_t bits = hi ? word << 16 : word;
+        T x0, x1;
+        dl::cvt_pk_fp8(bits, hi != 0, x0, x1);
+        const float got = (float)(pos == 0 ? x0 : x1);
+        if (nan) EXPECT_TRUE(std::isnan(got)) << "code " << b;
+        else EXPECT_EQ((double)got, want) << "code " << b << " hi " << hi << " pos " << pos;
+      }
+  }
+}
+TEST(Fp8, CvtPkF16Fp8EveryCode) { cvt_pk_fp8_every_code<dl::f16>(); }
+TEST(Fp8, CvtPkBf16Fp8EveryCode) { cvt_pk_fp8_every_code<dl::bf16>(); }
+
 UATTN_GLOBAL void k_vec_global(AttnParams p) {
   const int t = dl::thread_id();
   const dl::f16* q = static_cast<const dl::f16*>(p.q);

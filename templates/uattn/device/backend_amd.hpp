@@ -109,11 +109,36 @@ UATTN_INLINE void cvt_pk_f32_fp8(uint32_t bits, bool hi, float& x0, float& x1) {
   x0 = r[0];
   x1 = r[1];
 }
+// v_cvt_scalef32_pk_{f16,bf16}_fp8 with scale 1.0: the two OCP E4M3 codes of
+// the selected word straight to two f16 / bf16 values (exact: both types hold
+// every E4M3 value). CDNA4 ISA reference guide, opcodes V_CVT_SCALEF32_PK_F16_FP8
+// and V_CVT_SCALEF32_PK_BF16_FP8. `hi` must be a compile-time constant.
+UATTN_INLINE void cvt_pk_fp8(uint32_t bits, bool hi, f16& x0, f16& x1) {
+  typedef _Float16 f16x2_t __attribute__((ext_vector_type(2)));
+  const f16x2_t r = hi ? __builtin_amdgcn_cvt_scalef32_pk_f16_fp8((int)bits, 1.0f, true)
+                       : __builtin_amdgcn_cvt_scalef32_pk_f16_fp8((int)bits, 1.0f, false);
+  x0 = r[0];
+  x1 = r[1];
+}
+UATTN_INLINE void cvt_pk_fp8(uint32_t bits, bool hi, bf16& x0, bf16& x1) {
+  typedef __bf16 bf16x2_t __attribute__((ext_vector_type(2)));
+  const bf16x2_t r = hi ? __builtin_amdgcn_cvt_scalef32_pk_bf16_fp8((int)bits, 1.0f, true)
+                        : __builtin_amdgcn_cvt_scalef32_pk_bf16_fp8((int)bits, 1.0f, false);
+  x0 = r[0];
+  x1 = r[1];
+}
 #else
 UATTN_INLINE void cvt_pk_f32_fp8(uint32_t bits, bool hi, float& x0, float& x1) {
   const uint32_t w = hi ? bits >> 16 : bits;
   x0 = fp8e4m3_to_f32((uint8_t)w);
   x1 = fp8e4m3_to_f32((uint8_t)(w >> 8));
+}
+template <class T>
+UATTN_INLINE void cvt_pk_fp8(uint32_t bits, bool hi, T& x0, T& x1) {
+  float a, b;
+  cvt_pk_f32_fp8(bits, hi, a, b);
+  x0 = (T)a;
+  x1 = (T)b;
 }
 #endif
 

@@ -82,6 +82,18 @@ inline void cvt_pk_f32_fp8(uint32_t bits, bool hi, float& x0, float& x1) {
   x1 = fp8e4m3_to_f32((uint8_t)((w >> 8) & 0xFFu));
 }
 
+// Emulated v_cvt_scalef32_pk_{f16,bf16}_fp8 with scale 1.0 (gfx950): the two
+// OCP E4M3 codes of the selected word to two f16 / bf16 values; exact, since
+// both types hold every E4M3 value (the scale 1.0 leaves them unchanged).
+// CDNA4 ISA reference guide, V_CVT_SCALEF32_PK_F16_FP8 / _BF16_FP8.
+template <class T>
+inline void cvt_pk_fp8(uint32_t bits, bool hi, T& x0, T& x1) {
+  float a, b;
+  cvt_pk_f32_fp8(bits, hi, a, b);
+  x0 = (T)a;
+  x1 = (T)b;
+}
+
 inline void lds_check(const char* base, uint32_t offset, uint32_t bytes, bool write) {
   (void)base;
   host::lds_access(offset, bytes, write);

@@ -182,13 +182,13 @@ struct AttnBodyMfma {
       dl::vec<CT, 8> o;
       UATTN_UNROLL
       for (int w = 0; w < 2; ++w) {
-        float x0, x1, x2, x3;
-        dl::cvt_pk_f32_fp8(r[w], false, x0, x1);
-        dl::cvt_pk_f32_fp8(r[w], true, x2, x3);
-        o[4 * w + 0] = dl::from_f32<CT>(x0);
-        o[4 * w + 1] = dl::from_f32<CT>(x1);
-        o[4 * w + 2] = dl::from_f32<CT>(x2);
-        o[4 * w + 3] = dl::from_f32<CT>(x3);
+        CT x0, x1, x2, x3;
+        dl::cvt_pk_fp8(r[w], false, x0, x1);
+        dl::cvt_pk_fp8(r[w], true, x2, x3);
+        o[4 * w + 0] = x0;
+        o[4 * w + 1] = x1;
+        o[4 * w + 2] = x2;
+        o[4 * w + 3] = x3;
       }
       return o;
     } else {
