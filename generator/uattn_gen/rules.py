@@ -5,34 +5,34 @@ fails any rule of its architecture is pruned, and `uattn-gen list
 --why-pruned` prints the rule names and reasons. The YAML says what to
 enumerate, these rules say what is valid.
 
-lds_bytes() mirrors uattn::attn_lds_bytes() in
-templates/uattn/kernel/config.hpp (tests/generator/test_rules.py compiles
-that header and compares).
+lds_bytes() is uattn::attn_lds_bytes() of templates/uattn/kernel/config.hpp
+computed from the same architecture record (tests/generator/test_gen_rules.py
+compiles that header against the generated arch header and compares).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
 
-from .model import ARCH_INFO, REDUCE, Instance
+from .model import ARCH_INFO, DTYPE_BY_NAME, HEAD_SIZE_MULTIPLE, REDUCE, Instance
 
 
 def head_pad(arch: str, head_size: int) -> int:
     """Head size rounded up to the kernel's register tiling (elements)."""
-    m = ARCH_INFO[arch].head_pad_multiple
+    m = ARCH_INFO[arch].head_pad
     return (head_size + m - 1) // m * m
 
 
 def lds_row(arch: str, head_size: int) -> int:
     """LDS row stride in elements (padded head + bank-spreading extra)."""
-    return head_pad(arch, head_size) + ARCH_INFO[arch].lds_row_extra
+    return head_pad(arch, head_size) + ARCH_INFO[arch].lds_row_pad
 
 
 def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int) -> int:
     """Static LDS bytes of an attention workgroup.
 
-    K and V tiles [block_n][lds_row] of 2-byte elements; the wave32 body
-    (gfx1030) also stages Q [block_m][lds_row]. Source: config.hpp.
+    K and V tiles [block_n][lds_row] of 2-byte elements; the dot2 body also
+    stages Q [block_m][lds_row]. Source: config.hpp.
     """
     row = lds_row(arch, head_size)
     q = block_m * row * 2 if ARCH_INFO[arch].stages_q_in_lds else 0
@@ -54,11 +54,15 @@ class Rule:
 
 
 def _q_is_16bit(i: Instance) -> bool:
-    return i.q_dtype in ("f16", "bf16")
+    return DTYPE_BY_NAME[i.q_dtype].query
 
 
 def _kv_matches_q(i: Instance) -> bool:
-    return i.kv_dtype == "fp8e4m3" or i.kv_dtype == i.q_dtype
+    return DTYPE_BY_NAME[i.kv_dtype].kv_any_query or i.kv_dtype == i.q_dtype
+
+
+def _head_size_multiple(i: Instance) -> bool:
+    return i.head_size % HEAD_SIZE_MULTIPLE == 0
 
 
 def _head_size_served(i: Instance) -> bool:
@@ -81,6 +85,9 @@ def _rule_set(arch: str) -> list:
         Rule("kv-dtype-matches-q",
              "a 16-bit KV cache has the query's dtype; only fp8e4m3 KV may pair with either",
              _kv_matches_q),
+        Rule("head-size-multiple-of-16",
+             f"the kernels step the head dimension by {HEAD_SIZE_MULTIPLE} elements "
+             f"(MFMA K steps, 16-byte loads)", _head_size_multiple),
         Rule("head-size-served",
              f"{arch} serves head sizes {', '.join(map(str, info.head_sizes))}",
              _head_size_served),
@@ -92,9 +99,14 @@ def _rule_set(arch: str) -> list:
     ]
 
 
-RULES = {arch: _rule_set(arch) for arch in ARCH_INFO}
+RULES = {arch: _rule_set(arch) for arch in ARCH_INFO}   # the built-in architectures
+
+
+def rules_for(arch: str) -> list:
+    """The rules of `arch` (also an architecture a matrix declares)."""
+    return RULES[arch] if arch in RULES else _rule_set(arch)
 
 
 def failed_rules(inst: Instance) -> list:
     """The rules of inst's architecture that the candidate fails (empty = valid)."""
-    return [r for r in RULES[inst.arch] if not r.ok(inst)]
+    return [r for r in rules_for(inst.arch) if not r.ok(inst)]

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "scenario.hpp"  // tools/explain
 #include "uattn/table.hpp"
 
@@ -20,9 +22,9 @@ namespace {
 
 std::vector<Arch> built_archs() {
   std::vector<Arch> a;
-  const std::string t = UATTN_GPU_TARGETS;
-  if (t.find("gfx950") != std::string::npos) a.push_back(Arch::gfx950);
-  if (t.find("gfx1030") != std::string::npos) a.push_back(Arch::gfx1030);
+  const std::string t = std::string(",") + UATTN_GPU_TARGETS + ",";
+  for (Arch x : kArchs)
+    if (t.find(std::string(",") + to_string(x) + ",") != std::string::npos) a.push_back(x);
   return a;
 }
 
@@ -135,12 +137,15 @@ TEST(Table, OutsideTheServedSpaceNamesWhatIsMissing) {
   }
 }
 
+// The shared cases of the one glob syntax (also run against the generator's matcher).
 TEST(Table, GlobMatch) {
-  EXPECT_TRUE(glob_match("uattn_*_d128_*", "uattn_gfx950_2d_f16_f16_d128_b16_plain_m32n32w1"));
-  EXPECT_FALSE(glob_match("uattn_*_d64_*", "uattn_gfx950_2d_f16_f16_d128_b16_plain_m32n32w1"));
-  EXPECT_TRUE(glob_match("a?c", "abc"));
-  EXPECT_FALSE(glob_match("a?c", "ac"));
-  EXPECT_TRUE(glob_match("*", ""));
+  std::ifstream f(UATTN_GLOB_CASES);
+  ASSERT_TRUE(f) << UATTN_GLOB_CASES;
+  const nlohmann::json cases = nlohmann::json::parse(f)["cases"];
+  ASSERT_GE(cases.size(), 15u);
+  for (const auto& c : cases)
+    EXPECT_EQ(glob_match(c[0].get<std::string>().c_str(), c[1].get<std::string>().c_str()), c[2].get<bool>())
+        << c.dump();
 }
 
 // Every scenario of ../shared/scenarios resolves on both architectures for auto, 2d and 3d.
@@ -183,14 +188,15 @@ TEST(Bundle, HoldsExactlyTheBuiltTargets) {
   for (std::string l; std::getline(in, l);)
     if (l.rfind("hipv4-", 0) == 0) got.insert(l);
   std::set<std::string> want;
-  for (Arch a : built_archs()) want.insert(std::string("hipv4-amdgcn-amd-amdhsa--") + to_string(a));
+  for (Arch a : built_archs()) want.insert(std::string("hipv4-amdgcn-amd-amdhsa--") + arch_record(a).offload_target);
   EXPECT_EQ(got, want) << list;
 }
 
 TEST(Bundle, CodeObjectSymbolsEqualTableRows) {
   for (Arch a : built_archs()) {
     const std::string co = std::string(UATTN_BUILD_DIR) + "/test_unbundled_" + to_string(a) + ".co";
-    run(std::string(UATTN_BUNDLER) + " -unbundle -type=o -targets=hipv4-amdgcn-amd-amdhsa--" + to_string(a) +
+    run(std::string(UATTN_BUNDLER) + " -unbundle -type=o -targets=hipv4-amdgcn-amd-amdhsa--" +
+        arch_record(a).offload_target +
         " -input=" + UATTN_BUNDLE_PATH + " -output=" + co);
     const std::string notes = run(std::string(UATTN_READELF) + " --notes " + co);
     std::set<std::string> kernels;

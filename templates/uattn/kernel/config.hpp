@@ -1,31 +1,41 @@
-// Compile-time configuration shared by the kernels, the lookup table and the
-// generator's LDS rule (generator/uattn_gen/rules.py mirrors lds_bytes()).
+// Compile-time configuration shared by the kernels and the lookup table, derived
+// from the generated architecture records (uattn/generated/arch.hpp, written by
+// generator/uattn_gen from model.ARCH_INFO; rules.py computes the same LDS bytes).
+// Kernels branch on a capability (matrix_insn(), wave_size_of()), never on an
+// architecture's name.
 #pragma once
 #include <stdint.h>
 
+#include "uattn/generated/arch.hpp"
+#include "uattn/generated/vocab.hpp"
+
 namespace uattn {
 
-enum class Arch : int32_t { gfx950 = 0, gfx1030 = 1 };
-enum class Path : int32_t { k2D = 0, k3D = 1, kReduce = 2 };
-
-constexpr int wave_size_of(Arch a) { return a == Arch::gfx950 ? 64 : 32; }
-// Query rows owned by one wave: gfx950 = the 32 columns of a 32x32 MFMA tile;
-// gfx1030 = 8 rows, 4 lanes per row.
-constexpr int rows_per_wave(Arch a) { return a == Arch::gfx950 ? 32 : 8; }
+constexpr int wave_size_of(Arch a) { return arch_record(a).wave_size; }
+constexpr MatrixInsn matrix_insn(Arch a) { return arch_record(a).matrix_insn; }
+// Query rows owned by one wave: mfma_32x32x16 = the 32 columns of a 32x32 MFMA
+// tile; dot2 = 8 rows, 4 lanes per row.
+constexpr int rows_per_wave(Arch a) { return arch_record(a).rows_per_wave; }
 // Head size rounded up to the kernels' register tiling (MFMA: 32-wide output
-// tiles; wave32 body: 4 lanes per row).
-constexpr int head_pad(Arch a, int d) { return a == Arch::gfx950 ? (d + 31) / 32 * 32 : (d + 3) / 4 * 4; }
+// tiles; dot2 body: 4 lanes per row).
+constexpr int head_pad(Arch a, int d) { return (d + arch_record(a).head_pad - 1) / arch_record(a).head_pad * arch_record(a).head_pad; }
 // LDS row stride in elements (padded to spread LDS banks).
-constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + (a == Arch::gfx950 ? 8 : 2); }
+constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).lds_row_pad; }
 
 // LDS bytes of an attention instance: K and V tiles [block_n][lds_row] in the
-// compute dtype (2 bytes); the wave32 body also stages Q [block_m][lds_row].
+// compute dtype (2 bytes); the dot2 body also stages Q [block_m][lds_row].
 constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n) {
-  return (uint32_t)(2 * block_n * lds_row(a, head) * 2 +
-                    (a == Arch::gfx1030 ? block_m * lds_row(a, head) * 2 : 0));
+  uint32_t q_bytes = 0;
+  switch (matrix_insn(a)) {  // no default: a new kind must say where its Q lives
+    case MatrixInsn::mfma_32x32x16: q_bytes = 0; break;
+    case MatrixInsn::dot2: q_bytes = (uint32_t)(block_m * lds_row(a, head) * 2); break;
+  }
+  return (uint32_t)(2 * block_n * lds_row(a, head) * 2) + q_bytes;
 }
-// LDS budget per workgroup: gfx950 160 KiB per CU, gfx1030 64 KiB per workgroup
-// (SPEC.md s.3).
-constexpr uint32_t lds_budget(Arch a) { return a == Arch::gfx950 ? 160u * 1024u : 64u * 1024u; }
+// LDS bytes one workgroup may use (SPEC.md s.3: gfx950 160 KiB per CU, gfx1030
+// 64 KiB per workgroup).
+constexpr uint32_t lds_budget(Arch a) { return arch_record(a).lds_budget; }
+// Compute units of the architecture's reference part (the selector's default).
+constexpr int cu_count(Arch a) { return arch_record(a).cu_count; }
 
 }  // namespace uattn
