@@ -35,7 +35,12 @@ bool full_matrix() {
   return false;
 }
 
-const int kHeads[] = {64, 80, 96, 112, 128, 192, 256};
+// Every head size the table serves on some architecture.
+std::vector<int> served_heads() {
+  std::set<int> h;
+  for (const InstanceRow& r : all_rows()) h.insert(r.head_size);
+  return {h.begin(), h.end()};
+}
 const std::array<std::pair<DType, DType>, 4> kPairs = {{{DType::f16, DType::f16}, {DType::bf16, DType::bf16},
                                                         {DType::f16, DType::fp8e4m3}, {DType::bf16, DType::fp8e4m3}}};
 
@@ -46,6 +51,11 @@ TEST(Table, RowsAreWellFormed) {
     EXPECT_EQ(std::string(r.name).rfind(std::string("uattn_") + to_string(r.arch) + "_", 0), 0u) << r.name;
     EXPECT_LE(r.lds_bytes, lds_budget(r.arch)) << r.name;
     EXPECT_EQ(r.wave_size, wave_size_of(r.arch)) << r.name;
+    if (r.path == Path::kReduce) continue;
+    // The tile column and the tile's shape agree (the selector reads the column).
+    EXPECT_EQ(r.block_m, rows_per_wave(r.arch) * tile_waves(r.tile)) << r.name;
+    EXPECT_EQ(r.waves, tile_waves(r.tile)) << r.name;
+    EXPECT_EQ(r.block_n, kTileBlockN) << r.name;
   }
   EXPECT_FALSE(all_rows().empty());
 }
@@ -58,7 +68,7 @@ TEST(Table, EveryPointOfTheServedSpaceResolves) {
   size_t n = 0;
   for (Arch a : built_archs())
     for (auto [qd, kvd] : kPairs)
-      for (int head : kHeads)
+      for (int head : served_heads())
         for (int bs : blocks)
           for (uint32_t f = 0; f <= kFeatAll; ++f)
             for (int qpk : qpks)
