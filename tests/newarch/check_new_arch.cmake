@@ -63,6 +63,7 @@ file(STRINGS "${WORK}/CMakeCache.txt" bundler REGEX "^UATTN_BUNDLER:")
 file(STRINGS "${WORK}/CMakeCache.txt" readelf REGEX "^UATTN_READELF:")
 string(REGEX REPLACE "^[^=]*=" "" bundler "${bundler}")
 string(REGEX REPLACE "^[^=]*=" "" readelf "${readelf}")
+file(REAL_PATH "${bundler}" bundler)   # it finds llvm-objcopy next to its real path
 run_step("listing the bundle" "${bundler}" -list -type=o "-input=${WORK}/uattn_kernels.hipfb")
 expect("${step_out}" "hipv4-amdgcn-amd-amdhsa--gfx1030")
 run_step("reading the code object" "${readelf}" --notes "${WORK}/uattn_gfx1099.co")
