@@ -195,9 +195,10 @@ class _FileChecker:
             self.error(node, f"an architecture record is {_describe(node)}, expected a mapping "
                              f"with keys {', '.join(ARCH_KEYS)}")
             return None
-        values = {k: v for k, _, v in self.entries(node, "an architecture record")}
+        entries = self.entries(node, "an architecture record")
+        values = {k: v for k, _, v in entries}
         ok = True
-        for key, knode, _ in self.entries(node, "an architecture record"):
+        for key, knode, _ in entries:
             if key not in ARCH_KEYS:
                 self.error(knode, f"unknown key '{key}' in an architecture record"
                                   f"{_suggest(key, ARCH_KEYS)}, expected {_one_of(ARCH_KEYS)}")

@@ -147,6 +147,58 @@ TEST(Table, OutsideTheServedSpaceNamesWhatIsMissing) {
   }
 }
 
+// The one builder of ProblemDesc (runtime describe(), uattn-explain, the tests).
+TEST(Table, ProblemBuilder) {
+  const int32_t q_lens[] = {3, 0, 5}, kv_lens[] = {10, 5, 40};
+  ProblemArgs a;
+  a.arch = kArchs[kNumArchs - 1];
+  a.q_dtype = DType::bf16; a.kv_dtype = DType::fp8e4m3; a.out_dtype = DType::bf16;
+  a.head_size = 96; a.block_size = 13; a.num_q_heads = 12; a.num_kv_heads = 3;
+  a.q_lens = q_lens; a.kv_lens = kv_lens; a.num_seqs = 3;
+  a.window_left = 0; a.softcap = 30.0f; a.sinks = true;
+  ProblemDesc p = make_problem(a);
+  EXPECT_EQ(p.arch, kArchs[kNumArchs - 1]);
+  EXPECT_EQ(p.num_tokens, 8);
+  EXPECT_EQ(p.max_seqlen_q, 5);
+  EXPECT_EQ(p.max_seqlen_k, 40);
+  EXPECT_EQ(p.features, (uint32_t)(kFeatWindow | kFeatSoftcap | kFeatSinks));
+  EXPECT_EQ(features_to_string(p.features), "window+softcap+sinks");
+  EXPECT_EQ(p.head_size, 96);
+  EXPECT_EQ(p.block_size, 13);
+  a.num_tokens = 9; a.max_seqlen_q = 6; a.max_seqlen_k = 41;  // host-known bounds win
+  a.window_left = -1; a.softcap = 0; a.sinks = false; a.alibi = true; a.qq_bias = true;
+  p = make_problem(a);
+  EXPECT_EQ(p.num_tokens, 9);
+  EXPECT_EQ(p.max_seqlen_q, 6);
+  EXPECT_EQ(p.max_seqlen_k, 41);
+  EXPECT_EQ(p.features, (uint32_t)(kFeatAlibi | kFeatQQBias));
+  EXPECT_EQ(features_used(-1, 0.0f, false, false, false), 0u);
+  EXPECT_EQ(features_used(5, 1.0f, true, true, true), (uint32_t)kFeatAll);
+}
+
+// Names come from the generated records.
+TEST(Table, NamesFromTheRecords) {
+  for (Arch a : kArchs) {
+    Arch b = kArchs[0];
+    ASSERT_TRUE(arch_from_name(arch_record(a).name, &b));
+    EXPECT_EQ(b, a);
+    EXPECT_STREQ(to_string(a), arch_record(a).name);
+    EXPECT_NE(arch_list().find(arch_record(a).name), std::string::npos);
+  }
+  Arch b = kArchs[0];
+  EXPECT_TRUE(arch_from_name("gfx1030:xnack-", &b));
+  EXPECT_EQ(b, Arch::gfx1030);
+  EXPECT_FALSE(arch_from_name("gfx942", &b));
+  EXPECT_STREQ(to_string(Tile::large), "large");
+  EXPECT_STREQ(to_string(Path::kReduce), "reduce");
+  EXPECT_STREQ(to_string(DType::fp8e4m3), "fp8e4m3");
+  EXPECT_STREQ(to_string((DType)7), "?");
+  EXPECT_EQ(dtype_list(is_query_dtype), "f16 or bf16");
+  EXPECT_EQ(cu_count(Arch::gfx950), 256);
+  EXPECT_EQ(cu_count(Arch::gfx1030), 72);
+  EXPECT_EQ(features_to_string(kFeatAll), "window+softcap+alibi+qq_bias+sinks");
+}
+
 // The shared cases of the one glob syntax (also run against the generator's matcher).
 TEST(Table, GlobMatch) {
   std::ifstream f(UATTN_GLOB_CASES);
