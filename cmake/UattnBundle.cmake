@@ -6,7 +6,7 @@
 #   ${CMAKE_BINARY_DIR}/uattn_kernels.hipfb
 # A compiler launcher (ccache, distcc) set in CMAKE_HIP_COMPILER_LAUNCHER or
 # CMAKE_CXX_COMPILER_LAUNCHER prefixes every device compile.
-set(UATTN_DEVICE_FLAGS -O3 -std=c++17 -nogpuinc -nogpulib -fgpu-rdc -Wall)
+set(UATTN_DEVICE_FLAGS -O3 -std=c++17 -nogpuinc -nogpulib -fgpu-rdc -Wall -Werror=switch)
 set(_launcher ${CMAKE_HIP_COMPILER_LAUNCHER})
 if(NOT _launcher)
   set(_launcher ${CMAKE_CXX_COMPILER_LAUNCHER})
@@ -18,6 +18,7 @@ file(GLOB_RECURSE _tpl_headers CONFIGURE_DEPENDS "${_tpl}/*.hpp")
 set(_bundle_targets host-x86_64-unknown-linux-gnu)
 set(_bundle_inputs -input=/dev/null)
 foreach(_arch IN LISTS GPU_TARGETS)
+  set(_target ${UATTN_OFFLOAD_TARGET_${_arch}})   # the processor of the arch's record
   set(_objs "")
   set(_odir "${CMAKE_BINARY_DIR}/device/${_arch}")
   file(MAKE_DIRECTORY "${_odir}")
@@ -25,11 +26,11 @@ foreach(_arch IN LISTS GPU_TARGETS)
     set(_src "${UATTN_GEN_DIR}/instances/${_inst}.hip")
     add_custom_command(
       OUTPUT "${_odir}/${_inst}.o"
-      COMMAND ${_launcher} "${CMAKE_HIP_COMPILER}" -x hip --cuda-device-only --offload-arch=${_arch}
-              ${UATTN_DEVICE_FLAGS} -I "${_tpl}" -c "${_src}" -o "${_odir}/${_inst}.bc"
-      COMMAND "${UATTN_CLANG}" -target amdgcn-amd-amdhsa -mcpu=${_arch} -O3 -x ir -c "${_odir}/${_inst}.bc"
+      COMMAND ${_launcher} "${CMAKE_HIP_COMPILER}" -x hip --cuda-device-only --offload-arch=${_target}
+              ${UATTN_DEVICE_FLAGS} -I "${_tpl}" -I "${UATTN_GEN_INCLUDE}" -c "${_src}" -o "${_odir}/${_inst}.bc"
+      COMMAND "${UATTN_CLANG}" -target amdgcn-amd-amdhsa -mcpu=${_target} -O3 -x ir -c "${_odir}/${_inst}.bc"
               -o "${_odir}/${_inst}.o"
-      DEPENDS "${_src}" ${_tpl_headers}
+      DEPENDS "${_src}" ${_tpl_headers} ${UATTN_GENERATED_HEADERS}
       COMMENT "uattn device ${_arch}: ${_inst}"
       VERBATIM)
     list(APPEND _objs "${_odir}/${_inst}.o")
@@ -42,7 +43,7 @@ foreach(_arch IN LISTS GPU_TARGETS)
     COMMENT "uattn: linking the ${_arch} code object"
     VERBATIM)
   list(APPEND UATTN_CODE_OBJECTS "${_co}")
-  string(APPEND _bundle_targets ",hipv4-amdgcn-amd-amdhsa--${_arch}")
+  string(APPEND _bundle_targets ",hipv4-amdgcn-amd-amdhsa--${_target}")
   list(APPEND _bundle_inputs "-input=${_co}")
 endforeach()
 set(UATTN_BUNDLE "${CMAKE_BINARY_DIR}/uattn_kernels.hipfb")

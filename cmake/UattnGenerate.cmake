@@ -1,9 +1,12 @@
-# Runs generator/uattn_gen at configure time. The generator writes files only
+# Runs generator/uattn_gen at configure time. Besides the instances it writes the
+# architecture records and vocabularies: ${UATTN_GEN_DIR}/archs.cmake (UATTN_ARCHS,
+# UATTN_OFFLOAD_TARGET_<arch>) and the C++ headers in ${UATTN_GEN_INCLUDE}/uattn/generated. The generator writes files only
 # when their content changes, so re-running it is cheap and Ninja rebuilds only
 # the instances that changed. The matrix and the generator are configure
 # dependencies: editing either re-runs this step on the next build.
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 set(UATTN_GEN_DIR "${CMAKE_BINARY_DIR}/generated")
+set(UATTN_GEN_INCLUDE "${UATTN_GEN_DIR}/include")
 # `--matrix FILE` for every matrix; also used by tests/CMakeLists.txt to list subsets.
 set(UATTN_MATRIX_ARGS "")
 foreach(_m IN LISTS UATTN_MATRIX)
@@ -27,13 +30,19 @@ execute_process(
 if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "uattn: instance generation failed:\n${_err}${_out}")
 endif()
+include("${UATTN_GEN_DIR}/archs.cmake")
+if(NOT GPU_TARGETS)
+  set(GPU_TARGETS ${UATTN_ARCHS})
+endif()
 include("${UATTN_GEN_DIR}/instances.cmake")
+set(UATTN_GENERATED_HEADERS "${UATTN_GEN_INCLUDE}/uattn/generated/arch.hpp"
+    "${UATTN_GEN_INCLUDE}/uattn/generated/vocab.hpp" "${UATTN_GEN_INCLUDE}/uattn/generated/vocab.h")
 file(GLOB_RECURSE _gen_py CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/generator/uattn_gen/*.py" "${CMAKE_CURRENT_SOURCE_DIR}/generator/uattn_gen/*.j2")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${UATTN_MATRIX} ${_gen_py})
 
 # Instances of this build, per architecture requested in GPU_TARGETS.
 set(UATTN_ALL_INSTANCES "")
-foreach(_arch gfx950 gfx1030)
+foreach(_arch IN LISTS UATTN_ARCHS)
   if(NOT _arch IN_LIST GPU_TARGETS)
     set(UATTN_INSTANCES_${_arch} "")
   endif()

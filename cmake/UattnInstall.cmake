@@ -1,5 +1,6 @@
 # `cmake --install` layout (a prebuilt per-architecture package is this tree):
-#   include/uattn/           table.hpp, runtime.hpp, validate.hpp, uattn.h, kernel/{params,config}.hpp
+#   include/uattn/           table.hpp, table_row.hpp, runtime.hpp, validate.hpp, uattn.h,
+#                            kernel/{params,config}.hpp, generated/{arch,vocab}.hpp, generated/vocab.h
 #   lib/libuattn_table.a     the lookup table + selector (no GPU dependency)
 #   lib/libuattn_validate.a  argument validation
 #   lib/libuattn.so          the HIP runtime (when the HIP runtime was found)
@@ -23,6 +24,7 @@ install(TARGETS ${_targets} EXPORT uattnTargets
 install(DIRECTORY dispatch/include/uattn DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES templates/uattn/kernel/params.hpp templates/uattn/kernel/config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/uattn/kernel)
+install(FILES ${UATTN_GENERATED_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/uattn/generated)
 install(FILES "${UATTN_BUNDLE}" DESTINATION ${CMAKE_INSTALL_LIBDIR}/uattn OPTIONAL)
 install(EXPORT uattnTargets NAMESPACE uattn:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/uattn)
 file(WRITE "${CMAKE_BINARY_DIR}/uattnConfig.cmake.in" [=[

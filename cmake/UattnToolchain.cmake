@@ -28,9 +28,11 @@ find_program(UATTN_MCA NAMES llvm-mca${_sfx} llvm-mca HINTS "${_hipdir}")
 file(REAL_PATH "${UATTN_BUNDLER}" UATTN_BUNDLER)
 
 execute_process(COMMAND "${CMAKE_HIP_COMPILER}" -print-targets OUTPUT_VARIABLE _targets ERROR_QUIET)
+# GPU_TARGETS names architecture records (UATTN_ARCHS, from the generator).
 foreach(_arch IN LISTS GPU_TARGETS)
-  if(NOT _arch MATCHES "^(gfx950|gfx1030)$")
-    message(FATAL_ERROR "uattn: GPU_TARGETS entry '${_arch}': expected gfx950 and/or gfx1030")
+  if(NOT _arch IN_LIST UATTN_ARCHS)
+    string(REPLACE ";" ", " _known "${UATTN_ARCHS}")
+    message(FATAL_ERROR "uattn: GPU_TARGETS entry '${_arch}': expected one or more of ${_known}")
   endif()
 endforeach()
 message(STATUS "uattn: HIP compiler ${CMAKE_HIP_COMPILER}; targets ${GPU_TARGETS}")

@@ -10,28 +10,47 @@ VGPRs, AGPRs, SGPRs, VGPR/SGPR spills, static LDS bytes, scratch bytes, wave
 size, an occupancy estimate (waves per SIMD) from registers and LDS, and with
 --mix static instruction counts per class (llvm-objdump -d).
 
-Occupancy model (estimates, not measurements):
-  gfx950 (CDNA4): 512 VGPRs per lane per SIMD shared by arch VGPRs and AGPRs
-    (the metadata's .vgpr_count is their unified total), granule 8, at most 8 waves per
-    SIMD; 160 KiB LDS per CU, 4 SIMDs per CU.  Source: AMD Instinct CDNA3/CDNA4
-    ISA reference guides (VGPR/AGPR unified register file), SPEC.md s.3.
-  gfx1030 (RDNA2): wave32; a 128 KiB VGPR file per SIMD holds 1024 wave32
-    registers, granule 8, at most 16 waves per SIMD; 64 KiB LDS per workgroup (128 KiB per WGP of 4 SIMDs in WGP mode).
-    Source: AMD RDNA2 ISA reference guide, SPEC.md s.3.
+Occupancy model (estimates, not measurements), from the architecture record of
+the code object's target processor (generator/uattn_gen/model.py: wave_size,
+vgprs_per_simd, max_waves_per_simd, lds_per_cu): waves per SIMD =
+min(max_waves_per_simd, vgprs_per_simd / VGPRs rounded up to 8,
+LDS-limited workgroups per CU x waves per workgroup / 4 SIMDs). gfx950 (CDNA4):
+512 VGPRs per lane shared by arch VGPRs and AGPRs (.vgpr_count is their unified
+total), 8 waves per SIMD, 160 KiB LDS per CU (AMD Instinct CDNA3/CDNA4 ISA
+guides). gfx1030 (RDNA2): wave32, 1024 wave32 VGPRs per SIMD, 16 waves per SIMD,
+128 KiB LDS per WGP of 4 SIMDs (AMD RDNA2 ISA guide). SPEC.md s.3.
 """
 import argparse
 import json
 import re
 import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
+from uattn_gen.model import ARCH_INFO  # noqa: E402  (the architecture records)
+
+SIMDS_PER_CU = 4   # CDNA CU; RDNA WGP in WGP mode
 
 FIELDS = ("vgpr_count", "agpr_count", "sgpr_count", "vgpr_spill_count", "sgpr_spill_count",
           "group_segment_fixed_size", "private_segment_fixed_size", "wavefront_size",
           "max_flat_workgroup_size")
 
 
+def record_of(readelf_notes, path):
+    """The architecture record whose offload target is the code object's processor."""
+    m = re.search(r"amdhsa\.target:\s*'?amdgcn-amd-amdhsa--([a-z0-9]+)", readelf_notes)
+    processor = m.group(1) if m else ""
+    for info in ARCH_INFO.values():
+        if info.offload_target == processor:
+            return info
+    raise SystemExit(f"{path}: target processor '{processor}' has no architecture record "
+                     f"(known: {', '.join(a.offload_target for a in ARCH_INFO.values())})")
+
+
 def kernels(readelf, path):
     out = subprocess.run([readelf, "--notes", path], check=True, capture_output=True, text=True).stdout
+    info = record_of(out, path)
     ks, cur, indent, inside = [], None, None, False
     for line in out.splitlines():
         if "amdhsa.kernels:" in line:
@@ -44,7 +63,7 @@ def kernels(readelf, path):
             if indent is None:
                 indent = len(m.group(1))
             if len(m.group(1)) == indent:  # a new kernel map
-                cur = {}
+                cur = {"arch": info.name}
                 ks.append(cur)
         key, val = m.group(3), m.group(4).strip()
         if cur is None or (len(m.group(1)) != indent and not (m.group(2) is None and len(m.group(1)) == indent + 2)):
@@ -92,20 +111,14 @@ def mix(objdump, path):
 
 
 def occupancy(k):
-    def align(x, g):
-        return (x + g - 1) // g * g
-    threads = k.get("max_flat_workgroup_size", 64)
+    info = ARCH_INFO[k["arch"]]
+    threads = k.get("max_flat_workgroup_size", info.wave_size)
     lds = k.get("group_segment_fixed_size", 0)
-    if k.get("wavefront_size") == 64:  # gfx950
-        regs = align(k["vgpr_count"], 8)  # on gfx90a+ .vgpr_count already counts the AGPRs
-        by_reg = min(8, 512 // max(regs, 8))
-        waves_per_wg = max(1, threads // 64)
-        by_lds = (160 * 1024 // lds) * waves_per_wg / 4 if lds else 8.0
-        return round(min(by_reg, by_lds), 2)
-    regs = align(k["vgpr_count"], 8)
-    by_reg = min(16, 1024 // max(regs, 8))
-    waves_per_wg = max(1, threads // 32)
-    by_lds = (128 * 1024 // lds) * waves_per_wg / 4 if lds else 16.0
+    regs = (k["vgpr_count"] + 7) // 8 * 8  # on gfx90a+ .vgpr_count already counts the AGPRs
+    by_reg = min(info.max_waves_per_simd, info.vgprs_per_simd // max(regs, 8))
+    waves_per_wg = max(1, threads // info.wave_size)
+    by_lds = ((info.lds_per_cu // lds) * waves_per_wg / SIMDS_PER_CU if lds
+              else float(info.max_waves_per_simd))
     return round(min(by_reg, by_lds), 2)
 
 

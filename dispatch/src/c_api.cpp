@@ -8,12 +8,8 @@
 #include "uattn/runtime.hpp"
 #include "uattn/uattn.h"
 
-static_assert((int)uattn::DType::f16 == UATTN_DTYPE_F16 && (int)uattn::DType::bf16 == UATTN_DTYPE_BF16 &&
-                  (int)uattn::DType::fp8e4m3 == UATTN_DTYPE_FP8E4M3,
-              "uattn_dtype_t mirrors uattn::DType");
-static_assert((int)uattn::ForcePath::kAuto == UATTN_PATH_AUTO && (int)uattn::ForcePath::k2D == UATTN_PATH_2D &&
-                  (int)uattn::ForcePath::k3D == UATTN_PATH_3D,
-              "uattn_path_t mirrors uattn::ForcePath");
+// uattn_dtype_t / uattn_path_t and uattn::DType / uattn::ForcePath are generated
+// from one vocabulary (uattn/generated/vocab.h, vocab.hpp): the values agree.
 
 struct uattn_runtime {
   std::unique_ptr<uattn::Runtime> rt;
@@ -78,9 +74,16 @@ uattn::SelectOptions to_cpp(const uattn_options_t* o) {
 }
 
 bool bad_options(const uattn_options_t* o, uattn::Status* s) {
-  if (o && (o->path < UATTN_PATH_AUTO || o->path > UATTN_PATH_3D)) {
-    *s = {uattn::kInvalidArgument, "uattn: options.path = " + std::to_string(o->path) +
-                                       "; expected UATTN_PATH_AUTO (0), UATTN_PATH_2D (1) or UATTN_PATH_3D (2)"};
+  if (o && (o->path < UATTN_PATH_AUTO || o->path > UATTN_PATH_LAST)) {
+    std::string expected;
+    for (int p = UATTN_PATH_AUTO; p <= UATTN_PATH_LAST; ++p) {
+      const std::string name = p == UATTN_PATH_AUTO ? "AUTO" : uattn::kPathNames[p - 1];
+      std::string upper;
+      for (char c : name) upper += (char)(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+      expected += std::string(p == UATTN_PATH_AUTO ? "" : p == UATTN_PATH_LAST ? " or " : ", ") + "UATTN_PATH_" +
+                  upper + " (" + std::to_string(p) + ")";
+    }
+    *s = {uattn::kInvalidArgument, "uattn: options.path = " + std::to_string(o->path) + "; expected " + expected};
     return true;
   }
   if (o && o->num_segments < 0) {

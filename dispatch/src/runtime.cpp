@@ -26,12 +26,6 @@ Status hip_failed(const std::string& call, hipError_t e) {
   return Status{kHip, "uattn: " + call + " failed (" + hip_error(e) + ")"};
 }
 
-bool arch_from_name(const std::string& processor, Arch* a) {
-  if (processor == "gfx950") { *a = Arch::gfx950; return true; }
-  if (processor == "gfx1030") { *a = Arch::gfx1030; return true; }
-  return false;
-}
-
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -55,7 +49,7 @@ struct DeviceState {
   Status probe;             // result of the first probe (kept: the device does not change)
   std::string name;         // hipDeviceProp_t::name
   std::string gcn_arch;     // hipDeviceProp_t::gcnArchName, e.g. "gfx950:sramecc+:xnack-"
-  Arch arch = Arch::gfx950;
+  Arch arch = kArchs[0];
   int cus = 0;
   bool load_tried = false;
   Status load;              // result of hipModuleLoadData
@@ -114,17 +108,19 @@ struct Runtime::Impl {
     bool in_bundle = info.compressed;
     for (const std::string& a : info.archs) in_bundle = in_bundle || a == processor;
     bool in_table = false;
-    Arch arch = Arch::gfx950;
+    Arch arch = kArchs[0];
     if (arch_from_name(processor, &arch))
       for (const InstanceRow& r : all_rows()) in_table = in_table || r.arch == arch;
     if (!in_bundle || !in_table) {
       std::ostringstream m;
       m << "uattn: device " << dev << " (" << d.name << ") is " << d.gcn_arch
         << ", which the kernel bundle does not serve: " << path << " has code objects for " << bundle_archs();
+      std::string all;
+      for (Arch x : kArchs) all += (all.empty() ? "" : ";") + std::string(arch_record(x).name);
       if (arch_from_name(processor, &arch))
-        m << "; rebuild uattn with " << processor << " in GPU_TARGETS (-DGPU_TARGETS=\"gfx950;gfx1030\")";
+        m << "; rebuild uattn with " << to_string(arch) << " in GPU_TARGETS (-DGPU_TARGETS=\"" << all << "\")";
       else
-        m << "; uattn serves gfx950 and gfx1030 only";
+        m << "; uattn serves " << arch_list() << " only";
       return d.probe = Status{kUnsupportedArch, m.str()};
     }
     d.arch = arch;

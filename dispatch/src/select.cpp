@@ -14,23 +14,81 @@
 
 namespace uattn {
 
-const char* to_string(Arch a) { return a == Arch::gfx950 ? "gfx950" : "gfx1030"; }
-const char* to_string(Path p) { return p == Path::k2D ? "2d" : p == Path::k3D ? "3d" : "reduce"; }
-const char* to_string(DType d) {
-  switch (d) {
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
-    case DType::fp8e4m3: return "fp8e4m3";
-  }
-  return "?";
+namespace {
+
+template <class E, size_t N>
+const char* name_of(E v, const char* const (&names)[N]) {
+  const size_t i = (size_t)v;
+  return i < N ? names[i] : "?";
 }
+
+}  // namespace
+
+const char* to_string(Arch a) { return (size_t)a < (size_t)kNumArchs ? arch_record(a).name : "?"; }
+const char* to_string(Path p) { return name_of(p, kPathNames); }
+const char* to_string(DType d) { return name_of(d, kDTypeNames); }
+const char* to_string(Tile t) { return name_of(t, kTileNames); }
 std::string features_to_string(uint32_t f) {
   if (f == 0) return "plain";
-  static const char* names[] = {"window", "softcap", "alibi", "qq_bias", "sinks"};
   std::string s;
-  for (int i = 0; i < 5; ++i)
-    if (f & (1u << i)) s += (s.empty() ? "" : "+") + std::string(names[i]);
+  for (const FeatureName& n : kFeatureNames)
+    if (f & n.bit) s += (s.empty() ? "" : "+") + std::string(n.name);
   return s;
+}
+
+bool arch_from_name(const std::string& name, Arch* a) {
+  const std::string processor = name.substr(0, name.find(':'));
+  for (Arch x : kArchs)
+    if (processor == arch_record(x).name) { *a = x; return true; }
+  for (Arch x : kArchs)
+    if (processor == arch_record(x).offload_target) { *a = x; return true; }
+  return false;
+}
+
+std::string arch_list() {
+  std::string s;
+  for (Arch x : kArchs) s += (s.empty() ? "" : ", ") + std::string(arch_record(x).name);
+  return s;
+}
+
+std::string dtype_list(bool (*pred)(DType)) {
+  std::vector<std::string> q;
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (pred((DType)i)) q.push_back(kDTypeNames[i]);
+  std::string s;
+  for (size_t i = 0; i < q.size(); ++i) s += (i == 0 ? "" : i + 1 == q.size() ? " or " : ", ") + q[i];
+  return s;
+}
+
+uint32_t features_used(int window_left, float softcap, bool alibi, bool qq_bias, bool sinks) {
+  return (window_left >= 0 ? kFeatWindow : 0u) | (softcap != 0.0f ? kFeatSoftcap : 0u) | (alibi ? kFeatAlibi : 0u) |
+         (qq_bias ? kFeatQQBias : 0u) | (sinks ? kFeatSinks : 0u);
+}
+
+ProblemDesc make_problem(const ProblemArgs& a) {
+  ProblemDesc p;
+  p.arch = a.arch;
+  p.q_dtype = a.q_dtype;
+  p.kv_dtype = a.kv_dtype;
+  p.out_dtype = a.out_dtype;
+  p.head_size = a.head_size;
+  p.block_size = a.block_size;
+  p.features = features_used(a.window_left, a.softcap, a.alibi, a.qq_bias, a.sinks);
+  p.num_q_heads = a.num_q_heads;
+  p.num_kv_heads = a.num_kv_heads;
+  p.num_seqs = a.num_seqs;
+  int tokens = 0, max_q = 0, max_k = 0;
+  for (int i = 0; i < a.num_seqs && a.q_lens; ++i) {
+    tokens += a.q_lens[i];
+    max_q = std::max(max_q, (int)a.q_lens[i]);
+  }
+  for (int i = 0; i < a.num_seqs && a.kv_lens; ++i) max_k = std::max(max_k, (int)a.kv_lens[i]);
+  p.num_tokens = a.num_tokens >= 0 ? a.num_tokens : tokens;
+  p.max_seqlen_q = a.max_seqlen_q >= 0 ? a.max_seqlen_q : max_q;
+  p.max_seqlen_k = a.max_seqlen_k >= 0 ? a.max_seqlen_k : max_k;
+  p.num_cus = a.num_cus;
+  p.rows_aligned = a.rows_aligned;
+  return p;
 }
 
 bool glob_match(const char* pat, const char* s) {
@@ -57,8 +115,6 @@ WorkspaceLayout workspace_layout(int num_tokens, int num_q_heads, int num_segmen
 }
 
 namespace {
-
-int default_cus(Arch a) { return a == Arch::gfx950 ? 256 : 72; }  // MI355X, V620 (SPEC.md s.3)
 
 bool serves(const InstanceRow& r, const ProblemDesc& p, Path path) {
   return r.arch == p.arch && r.path == path && r.q_dtype == p.q_dtype && r.kv_dtype == p.kv_dtype &&
@@ -112,13 +168,15 @@ std::string describe(const ProblemDesc& p) {
 
 std::string check(const ProblemDesc& p) {
   std::ostringstream e;
-  if (p.q_dtype != DType::f16 && p.q_dtype != DType::bf16)
-    e << "q_dtype=" << to_string(p.q_dtype) << ": expected f16 or bf16";
-  else if (p.kv_dtype != p.q_dtype && p.kv_dtype != DType::fp8e4m3)
+  if ((size_t)p.arch >= (size_t)kNumArchs)
+    e << "arch=" << (int)p.arch << ": expected one of " << arch_list();
+  else if (!is_query_dtype(p.q_dtype))
+    e << "q_dtype=" << to_string(p.q_dtype) << ": expected " << dtype_list(is_query_dtype);
+  else if (!kv_pairs_with(p.kv_dtype, p.q_dtype))
     e << "kv_dtype=" << to_string(p.kv_dtype) << " with q_dtype=" << to_string(p.q_dtype)
-      << ": expected the q dtype or fp8e4m3";
-  else if (p.out_dtype != p.q_dtype && p.out_dtype != DType::fp8e4m3)
-    e << "out_dtype=" << to_string(p.out_dtype) << ": expected the q dtype or fp8e4m3";
+      << ": expected the q dtype or " << dtype_list(kv_pairs_with_any_query);
+  else if (p.out_dtype != p.q_dtype && !is_quantised_output_dtype(p.out_dtype))
+    e << "out_dtype=" << to_string(p.out_dtype) << ": expected the q dtype or " << dtype_list(is_quantised_output_dtype);
   else if (p.head_size <= 0) e << "head_size=" << p.head_size << ": expected a positive head size";
   else if (p.block_size < 1) e << "block_size=" << p.block_size << ": expected >= 1";
   else if (p.num_kv_heads < 1 || p.num_q_heads < 1 || p.num_q_heads % p.num_kv_heads != 0)
@@ -140,14 +198,14 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
                 std::to_string(kMaxSegments);
     return sel;
   }
-  const int cus = p.num_cus > 0 ? p.num_cus : default_cus(p.arch);
+  const int cus = p.num_cus > 0 ? p.num_cus : cu_count(p.arch);
   const int qpk = p.num_q_heads / p.num_kv_heads;
   const int rows_per_wave = uattn::rows_per_wave(p.arch);
   std::ostringstream why;
 
   // Preferred tile: the large (multi-wave) tile when one sequence has enough
   // packed rows (q_len x qpk) to fill it, else the one-wave tile.
-  const int large_m = rows_per_wave * 4;
+  const int large_m = rows_per_wave * tile_waves(Tile::large);
   const bool want_large = (int64_t)p.max_seqlen_q * qpk >= large_m;
 
   auto pick = [&](Path path, bool large) -> const InstanceRow* {
@@ -155,7 +213,7 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
     for (const InstanceRow& r : all_rows()) {
       if (!serves(r, p, path)) continue;
       if (!opt.filter.empty() && !glob_match(opt.filter.c_str(), r.name)) continue;
-      if ((r.block_m >= large_m) == large) return &r;
+      if ((r.tile == Tile::large) == large) return &r;
       if (!fallback) fallback = &r;
     }
     return fallback;

@@ -1,21 +1,15 @@
 // The generated rows (table_rows.inc, written by generator/uattn_gen) turned
 // into a constant array. No parsing happens at run time.
-#include "uattn/table.hpp"
+#include "uattn/table_row.hpp"
 
 namespace uattn {
 namespace {
 
-constexpr uint32_t row_lds(Arch a, Path p, int head, int bm, int bn) {
-  return p == Path::kReduce ? 0u : attn_lds_bytes(a, head, bm, bn);
-}
-
-#define UATTN_ROW(NAME, ARCH, PATH, QDT, KVDT, HEAD, BLOCK, FEATS, BM, BN, WAVES)                       \
-  InstanceRow{#NAME, Arch::ARCH, Path::PATH, DType::QDT, DType::KVDT, HEAD, BLOCK, FEATS, BM, BN, WAVES, \
-              wave_size_of(Arch::ARCH), row_lds(Arch::ARCH, Path::PATH, HEAD, BM, BN)},
+#define UATTN_ROW_ENTRY(NAME, ROW) ROW,
 constexpr InstanceRow kRows[] = {
 #include "table_rows.inc"
 };
-#undef UATTN_ROW
+#undef UATTN_ROW_ENTRY
 
 constexpr bool rows_fit_lds() {
   for (const InstanceRow& r : kRows)

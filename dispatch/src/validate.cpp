@@ -11,11 +11,7 @@
 namespace uattn {
 
 std::string dtype_name(DType d) {
-  switch (d) {
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
-    case DType::fp8e4m3: return "fp8e4m3";
-  }
+  if ((size_t)d < (size_t)kNumDTypes) return to_string(d);
   return "DType(" + std::to_string((int)d) + ")";
 }
 
@@ -40,18 +36,18 @@ int64_t elements(const TensorDesc& t) {
 
 std::string rule_dtypes(const AttentionArgs& a) {
   const DType q = a.q.dtype;
-  if (q != DType::f16 && q != DType::bf16)
-    return msg("q.dtype = ", dtype_name(q), " is not supported; expected f16 or bf16");
+  if (!is_query_dtype(q))
+    return msg("q.dtype = ", dtype_name(q), " is not supported; expected ", dtype_list(is_query_dtype));
   const DType k = a.k_cache.dtype;
-  if (k != q && k != DType::fp8e4m3)
+  if (!kv_pairs_with(k, q))
     return msg("k_cache.dtype = ", dtype_name(k), " with q.dtype = ", dtype_name(q), "; expected ", dtype_name(q),
-               " or fp8e4m3");
+               " or ", dtype_list(kv_pairs_with_any_query));
   if (a.v_cache.dtype != k)
     return msg("v_cache.dtype = ", dtype_name(a.v_cache.dtype), " differs from k_cache.dtype = ", dtype_name(k),
                "; expected the same dtype for both caches");
-  if (a.out.dtype != q && a.out.dtype != DType::fp8e4m3)
+  if (a.out.dtype != q && !is_quantised_output_dtype(a.out.dtype))
     return msg("out.dtype = ", dtype_name(a.out.dtype), " with q.dtype = ", dtype_name(q), "; expected ",
-               dtype_name(q), " or fp8e4m3");
+               dtype_name(q), " or ", dtype_list(is_quantised_output_dtype));
   return "";
 }
 
@@ -165,7 +161,7 @@ std::string rule_scalars(const AttentionArgs& a) {
     return msg("window_left = ", a.window_left, "; expected -1 (no window) or >= 0 (a model window W is W - 1)");
   if (!std::isfinite(a.softcap) || a.softcap < 0.0f)
     return msg("softcap = ", a.softcap, "; expected 0 (off) or a finite value > 0");
-  const bool kv_fp8 = a.k_cache.dtype == DType::fp8e4m3;
+  const bool kv_fp8 = kv_pairs_with_any_query(a.k_cache.dtype);
   const struct { const char* name; float v; } kv[] = {{"k_scale", a.k_scale}, {"v_scale", a.v_scale}};
   for (const auto& s : kv) {
     if (!finite_positive(s.v)) return msg(s.name, " = ", s.v, "; expected a finite value > 0");
@@ -174,7 +170,7 @@ std::string rule_scalars(const AttentionArgs& a) {
                  "; expected 1 (the KV scales dequantise fp8 caches only)");
   }
   if (!finite_positive(a.output_scale)) return msg("output_scale = ", a.output_scale, "; expected a finite value > 0");
-  if (a.out.dtype != DType::fp8e4m3 && a.output_scale != 1.0f)
+  if (!is_quantised_output_dtype(a.out.dtype) && a.output_scale != 1.0f)
     return msg("output_scale = ", a.output_scale, " with out.dtype = ", dtype_name(a.out.dtype),
                "; expected 1 (output_scale applies to fp8 output only)");
   return "";
@@ -244,30 +240,29 @@ Status validate_indices(const AttentionArgs& a, const int32_t* cu, const int32_t
 }
 
 uint32_t features_of(const AttentionArgs& a) {
-  uint32_t f = 0;
-  if (a.window_left >= 0) f |= kFeatWindow;
-  if (a.softcap != 0.0f) f |= kFeatSoftcap;
-  if (a.alibi_slopes) f |= kFeatAlibi;
-  if (a.qq_bias) f |= kFeatQQBias;
-  if (a.sinks) f |= kFeatSinks;
-  return f;
+  return features_used(a.window_left, a.softcap, a.alibi_slopes != nullptr, a.qq_bias != nullptr,
+                       a.sinks != nullptr);
 }
 
 ProblemDesc describe(const AttentionArgs& a, Arch arch, int num_cus) {
-  ProblemDesc p;
+  ProblemArgs p;
   p.arch = arch;
   p.q_dtype = a.q.dtype;
   p.kv_dtype = a.k_cache.dtype;
   p.out_dtype = a.out.dtype;
   p.head_size = (int)a.q.shape[2];
   p.block_size = (int)a.k_cache.shape[1];
-  p.features = features_of(a);
   p.num_q_heads = (int)a.q.shape[1];
   p.num_kv_heads = (int)a.k_cache.shape[2];
   p.num_seqs = a.num_seqs;
   p.num_tokens = (int)a.q.shape[0];
   p.max_seqlen_q = a.max_seqlen_q;
   p.max_seqlen_k = a.max_seqlen_k;
+  p.window_left = a.window_left;
+  p.softcap = a.softcap;
+  p.alibi = a.alibi_slopes != nullptr;
+  p.qq_bias = a.qq_bias != nullptr;
+  p.sinks = a.sinks != nullptr;
   p.num_cus = num_cus;
   const auto aligned = [](const TensorDesc& t) {
     const uint64_t bytes = t.dtype == DType::fp8e4m3 ? 1u : 2u;
@@ -276,7 +271,7 @@ ProblemDesc describe(const AttentionArgs& a, Arch arch, int num_cus) {
     return (uint64_t)(uintptr_t)t.data % (8u * bytes) == 0 && (s & 7) == 0;
   };
   p.rows_aligned = aligned(a.q) && aligned(a.out) && aligned(a.k_cache) && aligned(a.v_cache);
-  return p;
+  return make_problem(p);
 }
 
 AttnParams make_params(const AttentionArgs& a, const Selection& sel, void* workspace) {

@@ -5,6 +5,9 @@
   uattn-gen generate --matrix FILE [--matrix FILE ...] [--subset NAME] [--filter GLOB]
                      [--arch ARCH] --out DIR
 
+`generate` also writes the C++ and CMake view of the architecture records and
+vocabularies (emit.py); they do not depend on the selection.
+
 --subset, --filter and --arch may be repeated; repeats of one option are a
 union, different options narrow each other. Exit status: 0 success, 2 a
 problem in the matrix or the command line (every problem is printed as
@@ -22,7 +25,7 @@ from . import __version__
 from .emit import record, render_tree, write_tree
 from .expand import Selection, check_subsets, expand, select, select_pruned
 from .globs import is_valid_glob
-from .model import ARCHS, names
+from .model import arch_names, names
 from .schema import load_matrices
 
 PROG = "uattn-gen"
@@ -41,8 +44,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="keep instances matched by the named subset (repeatable)")
         sp.add_argument("--filter", action="append", default=[], metavar="GLOB",
                         help="keep instance names matching GLOB ('*', '?'; repeatable)")
-        sp.add_argument("--arch", action="append", default=[], choices=ARCHS,
-                        help="keep instances of ARCH (repeatable)")
+        sp.add_argument("--arch", action="append", default=[], metavar="ARCH",
+                        help="keep instances of ARCH (repeatable; the built-in architectures "
+                             "and those the matrices declare)")
 
     lp = sub.add_parser("list", help="print instance names in table order")
     common(lp)
@@ -76,6 +80,10 @@ def main(argv=None) -> int:
             known = ", ".join(sorted(matrix.subsets)) or "none"
             errors.append(f"{PROG}: --subset '{name}' is not defined in "
                           f"{', '.join(args.matrix)}, expected one of: {known}")
+    for arch in args.arch:
+        if arch not in arch_names() and not matrix.incomplete:
+            errors.append(f"{PROG}: --arch '{arch}' is not a known architecture, expected one "
+                          f"of: {', '.join(arch_names())}")
     for glob in args.filter:
         if not is_valid_glob(glob):
             errors.append(f"{PROG}: --filter '{glob}' is not a valid glob, expected letters, "
@@ -106,7 +114,7 @@ def main(argv=None) -> int:
     except OSError as e:
         print(f"{PROG}: cannot write to {args.out}: {e}", file=sys.stderr)
         return 1
-    per_arch = ", ".join(f"{a} {sum(1 for i in chosen if i.arch == a)}" for a in ARCHS)
+    per_arch = ", ".join(f"{a} {sum(1 for i in chosen if i.arch == a)}" for a in arch_names())
     print(f"{PROG}: {len(chosen)} instances ({per_arch}) in {args.out}: "
           f"{stats['written']} files written, {stats['unchanged']} unchanged, "
           f"{stats['deleted']} stale deleted")

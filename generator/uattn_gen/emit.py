@@ -6,9 +6,16 @@ content changed (so Ninja rebuilds only what changed), replaces files
 atomically and deletes stale instance files. Layout of <out>:
 
   instances/<name>.hip   one thin translation unit per instance
-  table_rows.inc         one UATTN_ROW(...) per instance, table order
+  table_rows.inc         one UATTN_ATTENTION_ROW / UATTN_REDUCE_ROW per instance, table order
   instances.cmake        set(UATTN_INSTANCES_<arch> ...) per arch
+  archs.cmake            the architecture records for CMake (UATTN_ARCHS, offload targets)
+  include/uattn/generated/arch.hpp   the architecture records for C++ (uattn::Arch, arch_record())
+  include/uattn/generated/vocab.hpp  dtypes, features, paths, tiles for C++
+  include/uattn/generated/vocab.h    the C API's dtype and path constants
   manifest.json          generator version, inputs, selection, every instance
+
+The architecture and vocabulary files depend only on the records (model.py and
+the matrices' `architectures`), never on the selection.
 """
 from __future__ import annotations
 
@@ -20,12 +27,22 @@ from pathlib import Path
 import jinja2
 
 from . import __version__
-from .model import (ARCHS, ARCH_INFO, ANY_BLOCK, REDUCE, Instance, Matrix, feature_names,
-                    feature_token, names, path_enum)
+from .model import (ARCH_INFO, ANY_BLOCK, BUILTIN_ARCHS, DTYPE_INFO, FEATURE_INFO, MATRIX_INSNS,
+                    PATH_INFO, REDUCE, TILE_BLOCK_N, TILE_KINDS, Instance, Matrix, arch_names,
+                    feature_names, feature_token, names, path_enum)
 from .rules import instance_lds_bytes
 from .schema import SCHEMA_VERSION
 
 INSTANCE_DIR = "instances"
+GENERATED_INCLUDE = "include/uattn/generated"
+
+# Row format of table_rows.inc: its version and the named columns of each row
+# kind, read by dispatch/include/uattn/table_row.hpp (which checks the version
+# and the column counts at compile time).
+TABLE_FORMAT_VERSION = 2
+ATTENTION_COLUMNS = ("name", "arch", "path", "q_dtype", "kv_dtype", "head_size", "block_size",
+                     "features", "tile", "block_m", "block_n", "waves")
+REDUCE_COLUMNS = ("name", "arch", "head_size")
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "jinja")),
     undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True,
@@ -39,7 +56,7 @@ def record(inst: Instance) -> dict:
         "name": n.name,
         "symbol": n.symbol,
         "file": f"{INSTANCE_DIR}/{n.file}",
-        "table_row": n.table_row,
+        "table_row": table_row(inst),
         "arch": inst.arch,
         "path": inst.path,
         "q_dtype": inst.q_dtype,
@@ -57,6 +74,24 @@ def record(inst: Instance) -> dict:
         "groups": list(inst.groups),
         "matrix_files": list(inst.sources),
     }
+
+
+def row_fields(inst: Instance) -> dict:
+    """The named columns of inst's table row (ATTENTION_COLUMNS or REDUCE_COLUMNS)."""
+    fields = {"name": names(inst).name, "arch": inst.arch, "head_size": inst.head_size}
+    if inst.path == REDUCE:
+        return fields
+    fields.update(path=path_enum(inst.path), q_dtype=inst.q_dtype, kv_dtype=inst.kv_dtype,
+                  block_size=inst.block_size, features=f"0x{inst.features:02X}",
+                  tile=inst.tile, block_m=inst.block_m, block_n=inst.block_n, waves=inst.waves)
+    return {c: fields[c] for c in ATTENTION_COLUMNS}
+
+
+def table_row(inst: Instance) -> str:
+    """The line of table_rows.inc for `inst`."""
+    return _ENV.get_template("table_row.j2").render(
+        kind="REDUCE" if inst.path == REDUCE else "ATTENTION",
+        values=list(row_fields(inst).values())).rstrip("\n")
 
 
 def render_instance(inst: Instance) -> str:
@@ -91,10 +126,12 @@ def render_tree(matrix: Matrix, instances: list, selection) -> dict:
         entries.append(dict(rec, sha256=_sha(text)))
     sources = ", ".join(f.display for f in matrix.files)
     files["table_rows.inc"] = _ENV.get_template("table_rows.inc.j2").render(
-        rows=[names(i).table_row for i in instances])
-    per_arch = [(a, [names(i).name for i in instances if i.arch == a]) for a in ARCHS]
+        sources=sources, version=TABLE_FORMAT_VERSION, attention_columns=ATTENTION_COLUMNS,
+        reduce_columns=REDUCE_COLUMNS, rows=[table_row(i) for i in instances])
+    per_arch = [(a, [names(i).name for i in instances if i.arch == a]) for a in arch_names()]
     files["instances.cmake"] = _ENV.get_template("instances.cmake.j2").render(
         sources=sources, per_arch=per_arch)
+    files.update(render_records(matrix))
     manifest = {
         "generator": {"name": "uattn_gen", "version": __version__,
                       "schema_version": SCHEMA_VERSION},
@@ -102,12 +139,37 @@ def render_tree(matrix: Matrix, instances: list, selection) -> dict:
         "selection": {"subsets": list(selection.subsets), "filters": list(selection.filters),
                       "archs": list(selection.archs)},
         "counts": dict({"total": len(instances)},
-                       **{a: sum(1 for i in instances if i.arch == a) for a in ARCHS}),
-        "outputs": {p: _sha(files[p]) for p in ("table_rows.inc", "instances.cmake")},
+                       **{a: sum(1 for i in instances if i.arch == a) for a in arch_names()}),
+        "outputs": {p: _sha(t) for p, t in files.items() if not p.startswith(INSTANCE_DIR + "/")},
         "instances": entries,
     }
     files["manifest.json"] = json.dumps(manifest, sort_keys=True, indent=2) + "\n"
     return files
+
+
+def render_records(matrix: Matrix) -> dict:
+    """{path: text} of the architecture records and vocabularies for C++, C and CMake."""
+    builtin = {a.name for a in BUILTIN_ARCHS}
+    declared = [a for a in ARCH_INFO.values() if a.name not in builtin]
+    source = "generator/uattn_gen/model.py"
+    if declared:
+        source += " and the architectures of " + ", ".join(f.display for f in matrix.files)
+    targets = {}   # offload target -> the first record using it (device capabilities)
+    for a in ARCH_INFO.values():
+        targets.setdefault(a.offload_target, a)
+    ctx = {
+        "source": source, "archs": list(ARCH_INFO.values()), "targets": list(targets.values()),
+        "matrix_insns": MATRIX_INSNS, "dtypes": DTYPE_INFO, "features": FEATURE_INFO,
+        "all_features": f"0x{sum(f.bit for f in FEATURE_INFO):02X}u", "paths": PATH_INFO,
+        "force_paths": [p for p in PATH_INFO if p.force_c], "tiles": TILE_KINDS,
+        "tile_block_n": TILE_BLOCK_N,
+    }
+    return {
+        f"{GENERATED_INCLUDE}/arch.hpp": _ENV.get_template("arch.hpp.j2").render(ctx),
+        f"{GENERATED_INCLUDE}/vocab.hpp": _ENV.get_template("vocab.hpp.j2").render(ctx),
+        f"{GENERATED_INCLUDE}/vocab.h": _ENV.get_template("vocab.h.j2").render(ctx),
+        "archs.cmake": _ENV.get_template("archs.cmake.j2").render(ctx),
+    }
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -134,6 +196,7 @@ def write_tree(out: Path, files: dict) -> dict:
     (out / INSTANCE_DIR).mkdir(parents=True, exist_ok=True)
     stats = {"written": 0, "unchanged": 0, "deleted": 0}
     for rel in sorted(files):
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
         if _write_if_changed(out / rel, files[rel]):
             stats["written"] += 1
         else:

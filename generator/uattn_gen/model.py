@@ -1,10 +1,12 @@
 """Data model of the generator and THE naming function.
 
-Everything here is plain data: per-architecture facts (mirroring
-templates/uattn/kernel/config.hpp), the vocabularies the YAML matrix may use,
-the parsed matrix (groups, subsets) and one kernel instance. `names()` is the
-single place that turns an instance into its name, file name, kernel symbol,
-filter key and lookup-table row; nothing else in the generator builds names.
+Everything here is plain data: the per-architecture records and the
+vocabularies (dtypes, paths, features, tiles, matrix-instruction kinds), which
+are the one definition of these facts -- emit.py writes them to C++ headers
+and CMake, and the C++ side derives from those -- the parsed matrix (groups,
+subsets) and one kernel instance. `names()` is the single place that turns an
+instance into its name, file name, kernel symbol and filter key; nothing else
+in the generator builds names.
 """
 from __future__ import annotations
 
@@ -12,28 +14,76 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Optional
 
-# --- vocabularies -----------------------------------------------------------
+# --- vocabularies (emitted to C++ as uattn/generated/vocab.hpp) ---------------
+#
+# Every list below is the one definition of its vocabulary: the YAML schema,
+# the instance names, the table rows and the C/C++ enums (emit.render_vocab)
+# all derive from it. Order = table order = C++ enumerator value.
 
-ARCHS = ("gfx950", "gfx1030")                  # table order
-PATHS = ("2d", "3d")                           # attention paths a group may list
-REDUCE = "reduce"                              # path of the generated 3D reduce kernels
-DTYPES = ("f16", "bf16", "fp8e4m3")            # table order
-DTYPE_TOKEN = {"f16": "f16", "bf16": "bf16", "fp8e4m3": "fp8"}   # in names
+@dataclass(frozen=True)
+class DTypeInfo:
+    name: str            # YAML and C++ enumerator name (uattn::DType::<name>)
+    token: str           # token in instance names
+    c_name: str          # C API constant (uattn.h)
+    bits: int            # storage bits of one element
+    query: bool          # may be the query (and output) dtype
+    kv_any_query: bool   # as the KV-cache dtype, pairs with any query dtype
+    quantised_output: bool  # may be the output dtype of any query (with output_scale)
+    aliases: tuple       # other spellings accepted from scenario files and command lines
+
+
+DTYPE_INFO = (
+    DTypeInfo("f16", "f16", "UATTN_DTYPE_F16", 16, query=True, kv_any_query=False,
+              quantised_output=False, aliases=("fp16", "float16")),
+    DTypeInfo("bf16", "bf16", "UATTN_DTYPE_BF16", 16, query=True, kv_any_query=False,
+              quantised_output=False, aliases=("bfloat16",)),
+    DTypeInfo("fp8e4m3", "fp8", "UATTN_DTYPE_FP8E4M3", 8, query=False, kv_any_query=True,
+              quantised_output=True, aliases=("fp8", "fp8_e4m3", "float8_e4m3fn")),
+)
+DTYPES = tuple(d.name for d in DTYPE_INFO)              # table order
+DTYPE_TOKEN = {d.name: d.token for d in DTYPE_INFO}     # in names
+DTYPE_BY_NAME = {d.name: d for d in DTYPE_INFO}
 HEAD_SIZES = (64, 80, 96, 112, 128, 192, 256)  # SPEC.md s.1
-TILE_NAMES = ("small", "large")                # table order
+HEAD_SIZE_MULTIPLE = 16                        # the kernels step the head dim by 16 (attention.hpp)
 ANY_BLOCK = 0                                  # block_size of a generic instance
 
-# (YAML name, name token, mask bit) in the fixed order used by names.
-# Bits match uattn::Feature in templates/uattn/kernel/params.hpp.
-FEATURES = (
-    ("window", "win", 0x01),
-    ("softcap", "cap", 0x02),
-    ("alibi", "alibi", 0x04),
-    ("qq_bias", "qqb", 0x08),
-    ("sinks", "sink", 0x10),
+
+@dataclass(frozen=True)
+class PathInfo:
+    name: str        # YAML name / to_string
+    cpp: str         # uattn::Path enumerator
+    force_c: str     # C API constant of uattn_path_t ("" for reduce: not forceable)
+
+
+PATH_INFO = (
+    PathInfo("2d", "k2D", "UATTN_PATH_2D"),
+    PathInfo("3d", "k3D", "UATTN_PATH_3D"),
+    PathInfo("reduce", "kReduce", ""),
 )
-FEATURE_BIT = {yaml_name: bit for yaml_name, _, bit in FEATURES}
-ALL_FEATURES = 0x1F
+PATHS = ("2d", "3d")                           # attention paths a group may list
+REDUCE = "reduce"                              # path of the generated 3D reduce kernels
+
+
+@dataclass(frozen=True)
+class FeatureInfo:
+    name: str        # YAML name and features_to_string() word
+    token: str       # token in instance names
+    bit: int         # mask bit (uattn::Feature)
+    cpp: str         # uattn::Feature enumerator
+    used_when: str   # when a call uses it (C++ comment)
+
+
+# The fixed order used by names.
+FEATURE_INFO = (
+    FeatureInfo("window", "win", 0x01, "kFeatWindow", "window_left >= 0"),
+    FeatureInfo("softcap", "cap", 0x02, "kFeatSoftcap", "softcap != 0"),
+    FeatureInfo("alibi", "alibi", 0x04, "kFeatAlibi", "alibi_slopes != nullptr"),
+    FeatureInfo("qq_bias", "qqb", 0x08, "kFeatQQBias", "qq_bias != nullptr"),
+    FeatureInfo("sinks", "sink", 0x10, "kFeatSinks", "sinks != nullptr"),
+)
+FEATURES = tuple((f.name, f.token, f.bit) for f in FEATURE_INFO)
+FEATURE_BIT = {f.name: f.bit for f in FEATURE_INFO}
+ALL_FEATURES = sum(f.bit for f in FEATURE_INFO)
 
 
 def feature_names(mask: int) -> list[str]:
@@ -57,7 +107,24 @@ def feature_token(mask: int) -> str:
     return FEATURE_JOIN.join(tok for _, tok, bit in FEATURES if mask & bit)
 
 
-# --- per-architecture facts (templates/uattn/kernel/config.hpp) --------------
+@dataclass(frozen=True)
+class TileKind:
+    """A workgroup tile kind: `waves` waves of rows_per_wave(arch) rows each."""
+    name: str
+    waves: int
+
+
+TILE_KINDS = (TileKind("small", 1), TileKind("large", 4))   # table order
+TILE_NAMES = tuple(t.name for t in TILE_KINDS)
+TILE_BLOCK_N = 32      # keys per KV tile (attention.hpp: BN == 32)
+
+# Matrix-instruction kinds a kernel body is written for (uattn::MatrixInsn):
+#   mfma_32x32x16: wave64 MFMA v_mfma_f32_32x32x16_{f16,bf16}, Q in registers;
+#   dot2: no matrix cores, packed dot products per lane, Q staged in LDS.
+MATRIX_INSNS = ("mfma_32x32x16", "dot2")
+
+
+# --- per-architecture facts (emitted to C++ as uattn/generated/arch.hpp) -----
 
 @dataclass(frozen=True)
 class Tile:
@@ -70,45 +137,76 @@ class Tile:
 
 @dataclass(frozen=True)
 class ArchInfo:
-    name: str
+    """The one record of an architecture; every C++, CMake and tool fact derives from it."""
+    name: str               # uattn::Arch enumerator, name token, CMake GPU_TARGETS entry
     wave_size: int          # lanes per wave
+    matrix_insn: str        # one of MATRIX_INSNS: what the kernel body computes with
     rows_per_wave: int      # query rows one wave owns (block_m = rows_per_wave * waves)
-    head_pad_multiple: int  # head size is padded up to a multiple of this
-    lds_row_extra: int      # extra elements per LDS row (bank spreading)
-    stages_q_in_lds: bool   # the wave32 body also stages Q in LDS
+    head_pad: int           # head size is padded up to a multiple of this (elements)
+    lds_row_pad: int        # extra elements per LDS row (bank spreading)
     lds_budget: int         # bytes of LDS one workgroup may use
-    head_sizes: tuple       # head sizes this arch serves
-    tiles: dict             # tile name -> Tile
-    # tile name -> ((max head size, block_n), ...): a wider KV tile where the
-    # registers allow it (first entry whose max head size is >= the head size).
-    block_n_by_head: dict = field(default_factory=dict)
+    cu_count: int           # compute units of the reference part (selector default)
+    offload_target: str     # clang --offload-arch / bundle processor / gcnArchName prefix
+    vgprs_per_simd: int     # occupancy model (co_report): VGPRs per lane one SIMD holds
+    max_waves_per_simd: int  # occupancy model: wave slots per SIMD
+    lds_per_cu: int         # occupancy model: LDS bytes per CU (WGP) shared by workgroups
+    head_sizes: tuple = HEAD_SIZES   # head sizes this arch serves
+    # ((tile name, max head size, block_n), ...): a wider KV tile where the
+    # registers allow it (the first entry of the tile whose max head size is
+    # >= the head size); other tiles and heads take TILE_BLOCK_N keys.
+    block_n_by_head: tuple = ()
+
+    @property
+    def stages_q_in_lds(self) -> bool:
+        """The dot2 body stages Q in LDS; the MFMA body keeps it in registers."""
+        return self.matrix_insn == "dot2"
+
+    @property
+    def tiles(self) -> dict:
+        return {t.name: Tile(t.name, self.rows_per_wave * t.waves, TILE_BLOCK_N, t.waves)
+                for t in TILE_KINDS}
 
     def tile(self, name: str, head_size: int) -> "Tile":
         """Geometry of tile `name` for `head_size`."""
         t = self.tiles[name]
-        for max_head, block_n in self.block_n_by_head.get(name, ()):
-            if head_size <= max_head:
+        for tile_name, max_head, block_n in self.block_n_by_head:
+            if tile_name == name and head_size <= max_head:
                 return dataclasses.replace(t, block_n=block_n)
         return t
 
 
-def _tiles(rows_per_wave: int, block_n: int, large_waves: int) -> dict:
-    return {
-        "small": Tile("small", rows_per_wave, block_n, 1),
-        "large": Tile("large", rows_per_wave * large_waves, block_n, large_waves),
-    }
+# Records with the numbers SPEC.md s.3 gives for each target.
+BUILTIN_ARCHS = (
+    # CDNA4, MI355X: MFMA 32x32 output tiles; 160 KiB LDS per CU; 512 VGPRs
+    # (arch + acc) per lane, 8 waves per SIMD.
+    ArchInfo("gfx950", wave_size=64, matrix_insn="mfma_32x32x16", rows_per_wave=32, head_pad=32,
+             lds_row_pad=8, lds_budget=160 * 1024, cu_count=256, offload_target="gfx950",
+             vgprs_per_simd=512, max_waves_per_simd=8, lds_per_cu=160 * 1024,
+             # 128 x 64 prefill tile up to d128 (d192 / d256 keep 32 keys: registers)
+             block_n_by_head=(("large", 128, 64),)),
+    # RDNA2, Radeon Pro V620: 8 rows per wave, 4 lanes per row; 64 KiB LDS per
+    # workgroup (128 KiB per WGP); 1024 wave32 VGPRs per SIMD, 16 waves per SIMD.
+    ArchInfo("gfx1030", wave_size=32, matrix_insn="dot2", rows_per_wave=8, head_pad=4,
+             lds_row_pad=2, lds_budget=64 * 1024, cu_count=72, offload_target="gfx1030",
+             vgprs_per_simd=1024, max_waves_per_simd=16, lds_per_cu=128 * 1024),
+)
+ARCHS = tuple(a.name for a in BUILTIN_ARCHS)   # the built-in architectures, table order
+
+# Every architecture known to this run: the built-in records, then those a
+# matrix declares (`architectures:`, schema.py), in table order.
+ARCH_INFO: dict = {a.name: a for a in BUILTIN_ARCHS}
 
 
-ARCH_INFO = {
-    "gfx950": ArchInfo("gfx950", wave_size=64, rows_per_wave=32, head_pad_multiple=32,
-                       lds_row_extra=8, stages_q_in_lds=False, lds_budget=160 * 1024,
-                       head_sizes=HEAD_SIZES, tiles=_tiles(32, 32, 4),
-                       # 128 x 64 prefill tile up to d128 (d192/d256 keep 32 keys: registers)
-                       block_n_by_head={"large": ((128, 64),)}),
-    "gfx1030": ArchInfo("gfx1030", wave_size=32, rows_per_wave=8, head_pad_multiple=4,
-                        lds_row_extra=2, stages_q_in_lds=True, lds_budget=64 * 1024,
-                        head_sizes=HEAD_SIZES, tiles=_tiles(8, 32, 4)),
-}
+def declare_archs(extra: list) -> None:
+    """Makes ARCH_INFO the built-in records plus `extra` (each load of matrices starts afresh)."""
+    ARCH_INFO.clear()
+    ARCH_INFO.update((a.name, a) for a in BUILTIN_ARCHS)
+    ARCH_INFO.update((a.name, a) for a in extra)
+
+
+def arch_names() -> tuple:
+    """Names of every known architecture, table order."""
+    return tuple(ARCH_INFO)
 
 
 # --- the parsed matrix ---------------------------------------------------------
@@ -210,10 +308,9 @@ class Names:
     file: str        # <name>.hip, relative to <out>/instances
     symbol: str      # extern "C" kernel symbol
     filter_key: str  # what --filter / SelectOptions::filter globs match
-    table_row: str   # the UATTN_ROW(...) line of table_rows.inc
 
 
-_PATH_ENUM = {"2d": "k2D", "3d": "k3D", REDUCE: "kReduce"}
+_PATH_ENUM = {p.name: p.cpp for p in PATH_INFO}
 
 
 def path_enum(path: str) -> str:
@@ -222,24 +319,19 @@ def path_enum(path: str) -> str:
 
 
 def names(inst: Instance) -> Names:
-    """Name, file name, kernel symbol, filter key and table row of `inst`.
+    """Name, file name, kernel symbol and filter key of `inst`.
 
     Attention: uattn_{arch}_{path}_{qdt}_{kvdt}_d{head}_b{block|any}_{feat}_m{M}n{N}w{W}
     Reduce:    uattn_{arch}_reduce_d{head}
     """
     if inst.path == REDUCE:
         name = f"uattn_{inst.arch}_reduce_d{inst.head_size}"
-        q_dt, kv_dt = "f16", "f16"
     else:
         block = "any" if inst.block_size == ANY_BLOCK else str(inst.block_size)
         name = (f"uattn_{inst.arch}_{inst.path}_{DTYPE_TOKEN[inst.q_dtype]}_"
                 f"{DTYPE_TOKEN[inst.kv_dtype]}_d{inst.head_size}_b{block}_"
                 f"{feature_token(inst.features)}_m{inst.block_m}n{inst.block_n}w{inst.waves}")
-        q_dt, kv_dt = inst.q_dtype, inst.kv_dtype
-    row = (f"UATTN_ROW({name}, {inst.arch}, {path_enum(inst.path)}, {q_dt}, {kv_dt}, "
-           f"{inst.head_size}, {inst.block_size}, 0x{inst.features:02X}, "
-           f"{inst.block_m}, {inst.block_n}, {inst.waves})")
-    return Names(name=name, file=f"{name}.hip", symbol=name, filter_key=name, table_row=row)
+    return Names(name=name, file=f"{name}.hip", symbol=name, filter_key=name)
 
 
 def table_key(inst: Instance) -> tuple:
@@ -251,7 +343,7 @@ def table_key(inst: Instance) -> tuple:
     """
     path_order = PATHS + (REDUCE,)
     dt = lambda d: -1 if d is None else DTYPES.index(d)
-    return (ARCHS.index(inst.arch), path_order.index(inst.path), dt(inst.q_dtype),
+    return (arch_names().index(inst.arch), path_order.index(inst.path), dt(inst.q_dtype),
             dt(inst.kv_dtype), inst.head_size,
             inst.block_size == ANY_BLOCK, inst.block_size,
             bin(inst.features).count("1"), inst.features,

@@ -5,38 +5,39 @@ fails any rule of its architecture is pruned, and `uattn-gen list
 --why-pruned` prints the rule names and reasons. The YAML says what to
 enumerate, these rules say what is valid.
 
-lds_bytes() mirrors uattn::attn_lds_bytes() in
-templates/uattn/kernel/config.hpp (tests/generator/test_rules.py compiles
-that header and compares).
+lds_bytes() is uattn::attn_lds_bytes() of templates/uattn/kernel/config.hpp
+computed from the same architecture record (tests/generator/test_gen_rules.py
+compiles that header against the generated arch header and compares).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
 
-from .model import ARCH_INFO, REDUCE, Instance
+from .model import ARCH_INFO, DTYPE_BY_NAME, HEAD_SIZE_MULTIPLE, REDUCE, Instance
 
 
 def head_pad(arch: str, head_size: int) -> int:
     """Head size rounded up to the kernel's register tiling (elements)."""
-    m = ARCH_INFO[arch].head_pad_multiple
+    m = ARCH_INFO[arch].head_pad
     return (head_size + m - 1) // m * m
 
 
 def lds_row(arch: str, head_size: int) -> int:
     """LDS row stride in elements (padded head + bank-spreading extra)."""
-    return head_pad(arch, head_size) + ARCH_INFO[arch].lds_row_extra
+    return head_pad(arch, head_size) + ARCH_INFO[arch].lds_row_pad
 
 
 def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int) -> int:
     """Static LDS bytes of an attention workgroup.
 
-    K and V tiles [block_n][lds_row] of 2-byte elements; the wave32 body
-    (gfx1030) also stages Q [block_m][lds_row]. Source: config.hpp.
+    Mirrors attn_lds_bytes() of templates/uattn/kernel/config.hpp, by the
+    architecture's matrix-instruction kind. mfma_32x32x16: K [block_n][head + 8]
+    and V^T [head][block_n + 8] of 2-byte elements per stage, two stages (double
+    buffer) for multi-wave workgroups when they fit in 80 KiB. dot2: K and V
+    tiles [block_n][lds_row] and Q [block_m][lds_row].
     """
-    if arch == "gfx950":
-        # MFMA body: K [block_n][head + 8] and V^T [head][block_n + 8] per stage,
-        # two stages (double buffer) for multi-wave workgroups when they fit in 80 KiB.
+    if ARCH_INFO[arch].matrix_insn == "mfma_32x32x16":
         stage = (block_n * (head_size + 8) + head_size * (block_n + 8)) * 2
         return stage * (2 if block_m > 32 and 2 * stage <= 80 * 1024 else 1)
     row = lds_row(arch, head_size)
@@ -59,11 +60,15 @@ class Rule:
 
 
 def _q_is_16bit(i: Instance) -> bool:
-    return i.q_dtype in ("f16", "bf16")
+    return DTYPE_BY_NAME[i.q_dtype].query
 
 
 def _kv_matches_q(i: Instance) -> bool:
-    return i.kv_dtype == "fp8e4m3" or i.kv_dtype == i.q_dtype
+    return DTYPE_BY_NAME[i.kv_dtype].kv_any_query or i.kv_dtype == i.q_dtype
+
+
+def _head_size_multiple(i: Instance) -> bool:
+    return i.head_size % HEAD_SIZE_MULTIPLE == 0
 
 
 def _head_size_served(i: Instance) -> bool:
@@ -86,6 +91,9 @@ def _rule_set(arch: str) -> list:
         Rule("kv-dtype-matches-q",
              "a 16-bit KV cache has the query's dtype; only fp8e4m3 KV may pair with either",
              _kv_matches_q),
+        Rule("head-size-multiple-of-16",
+             f"the kernels step the head dimension by {HEAD_SIZE_MULTIPLE} elements "
+             f"(MFMA K steps, 16-byte loads)", _head_size_multiple),
         Rule("head-size-served",
              f"{arch} serves head sizes {', '.join(map(str, info.head_sizes))}",
              _head_size_served),
@@ -97,9 +105,14 @@ def _rule_set(arch: str) -> list:
     ]
 
 
-RULES = {arch: _rule_set(arch) for arch in ARCH_INFO}
+RULES = {arch: _rule_set(arch) for arch in ARCH_INFO}   # the built-in architectures
+
+
+def rules_for(arch: str) -> list:
+    """The rules of `arch` (also an architecture a matrix declares)."""
+    return RULES[arch] if arch in RULES else _rule_set(arch)
 
 
 def failed_rules(inst: Instance) -> list:
     """The rules of inst's architecture that the candidate fails (empty = valid)."""
-    return [r for r in RULES[inst.arch] if not r.ok(inst)]
+    return [r for r in rules_for(inst.arch) if not r.ok(inst)]

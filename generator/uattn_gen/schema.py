@@ -19,14 +19,14 @@ import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from .globs import is_valid_glob
-from .model import (ANY_BLOCK, ARCHS, DTYPES, FEATURE_BIT, FEATURES, ALL_FEATURES,
-                    HEAD_SIZES, PATHS, TILE_NAMES, Group, Matrix, MatrixFile, Subset,
-                    feature_token)
+from .model import (ANY_BLOCK, ARCH_INFO, DTYPES, FEATURE_BIT, FEATURES, ALL_FEATURES,
+                    HEAD_SIZES, MATRIX_INSNS, PATHS, TILE_NAMES, ArchInfo, Group, Matrix,
+                    MatrixFile, Subset, arch_names, declare_archs, feature_token)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_VERSION = 1
 
-TOP_KEYS = ("version", "groups", "subsets")
+TOP_KEYS = ("version", "architectures", "groups", "subsets")
 GROUP_KEYS = ("name", "description", "arch", "dtypes", "head_size", "block_size",
               "features", "path", "tile")
 REQUIRED_GROUP_KEYS = ("arch", "dtypes", "head_size")
@@ -34,6 +34,12 @@ GROUP_DEFAULTS = {"block_size": [ANY_BLOCK], "features": [0], "path": list(PATHS
                   "tile": ["small"]}
 GROUP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 SUBSET_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
+ARCH_NAME_RE = re.compile(r"^gfx[0-9a-z]+$")
+# Keys of an `architectures` record: the fields of model.ArchInfo. `like`
+# copies a known record, whose fields the others then override.
+ARCH_INT_KEYS = ("wave_size", "rows_per_wave", "head_pad", "lds_row_pad", "lds_budget",
+                 "cu_count", "vgprs_per_simd", "max_waves_per_simd", "lds_per_cu")
+ARCH_KEYS = ("name", "like", "matrix_insn", "offload_target", "head_sizes") + ARCH_INT_KEYS
 
 _T = "tag:yaml.org,2002:"
 _STR, _INT, _BOOL, _NULL = (_T + t for t in ("str", "int", "bool", "null"))
@@ -101,8 +107,9 @@ def _suggest(word: str, choices) -> str:
 class _FileChecker:
     """Validates one parsed file; collects diagnostics instead of raising."""
 
-    def __init__(self, mfile: MatrixFile):
+    def __init__(self, mfile: MatrixFile, declared_archs: list):
         self.mfile = mfile
+        self.declared_archs = declared_archs   # architectures declared so far (all files)
         self.diags: list = []
         self.dropped_groups = False   # some group (or the whole file) was rejected
 
@@ -155,6 +162,8 @@ class _FileChecker:
             if v != SCHEMA_VERSION:
                 self.error(top["version"], f"version is {_describe(top['version'])}, expected "
                                            f"{SCHEMA_VERSION} (the schema this generator reads)")
+        if "architectures" in top:
+            self.architectures(top["architectures"])
         groups = []
         if "groups" not in top:
             self.dropped_groups = True
@@ -163,6 +172,91 @@ class _FileChecker:
             groups = self.groups(top["groups"])
         subsets = self.subsets(top["subsets"]) if "subsets" in top else []
         return groups, subsets
+
+    # --- architectures ---------------------------------------------------
+
+    def architectures(self, node) -> None:
+        """Validates the declared records and adds them to model.ARCH_INFO."""
+        if not isinstance(node, SequenceNode) or not node.value:
+            what = "an empty list" if isinstance(node, SequenceNode) else _describe(node)
+            self.error(node, f"architectures is {what}, expected a list of architecture records")
+            self.dropped_groups = True
+            return
+        for rnode in node.value:
+            rec = self.arch_record(rnode)
+            if rec is None:
+                self.dropped_groups = True
+                continue
+            self.declared_archs.append(rec)
+            declare_archs(self.declared_archs)
+
+    def arch_record(self, node) -> Optional[ArchInfo]:
+        if not isinstance(node, MappingNode):
+            self.error(node, f"an architecture record is {_describe(node)}, expected a mapping "
+                             f"with keys {', '.join(ARCH_KEYS)}")
+            return None
+        entries = self.entries(node, "an architecture record")
+        values = {k: v for k, _, v in entries}
+        ok = True
+        for key, knode, _ in entries:
+            if key not in ARCH_KEYS:
+                self.error(knode, f"unknown key '{key}' in an architecture record"
+                                  f"{_suggest(key, ARCH_KEYS)}, expected {_one_of(ARCH_KEYS)}")
+                ok = False
+        name = _str(values["name"]) if "name" in values else None
+        if name is None or not ARCH_NAME_RE.match(name):
+            self.error(values.get("name", node), "architecture name is "
+                       f"{_describe(values['name']) if 'name' in values else 'missing'}, "
+                       "expected 'gfx' followed by lower-case letters and digits")
+            return None
+        if name in ARCH_INFO:
+            self.error(values["name"], f"architecture '{name}' is already defined, expected a "
+                                       f"new name (known: {', '.join(arch_names())})")
+            return None
+        fields = {}
+        if "like" in values:
+            like = _str(values["like"])
+            if like not in ARCH_INFO:
+                self.error(values["like"], f"architecture '{name}': like is "
+                           f"{_describe(values['like'])}, expected {_one_of(arch_names())}")
+                return None
+            fields = dict(ARCH_INFO[like].__dict__)
+        fields["name"] = name
+        for key in ARCH_INT_KEYS:
+            if key in values:
+                v = _int(values[key])
+                if v is None or v < 1:
+                    self.error(values[key], f"architecture '{name}': {key} is "
+                               f"{_describe(values[key])}, expected a positive integer")
+                    ok = False
+                fields[key] = v
+        if "matrix_insn" in values:
+            insn = _str(values["matrix_insn"])
+            if insn not in MATRIX_INSNS:
+                self.error(values["matrix_insn"], f"architecture '{name}': matrix_insn is "
+                           f"{_describe(values['matrix_insn'])}, expected {_one_of(MATRIX_INSNS)}")
+                ok = False
+            fields["matrix_insn"] = insn
+        if "offload_target" in values:
+            target = _str(values["offload_target"])
+            if target is None or not ARCH_NAME_RE.match(target):
+                self.error(values["offload_target"], f"architecture '{name}': offload_target is "
+                           f"{_describe(values['offload_target'])}, expected a processor such "
+                           f"as gfx1030")
+                ok = False
+            fields["offload_target"] = target
+        if "head_sizes" in values:
+            heads = self.items(values["head_sizes"], "head_size", f"architecture '{name}'",
+                               _parse_head_size)
+            ok = ok and heads is not None
+            fields["head_sizes"] = tuple(heads or ())
+        missing = [k for k in ArchInfo.__dataclass_fields__ if k not in fields
+                   and k != "head_sizes"]
+        if missing:
+            self.error(node, f"architecture '{name}' has no {', '.join(missing)}, expected every "
+                             f"field of a record or 'like: <known architecture>'")
+            return None
+        return ArchInfo(**fields) if ok else None
 
     # --- groups ----------------------------------------------------------
 
@@ -220,7 +314,7 @@ class _FileChecker:
             ok = False
         for key in REQUIRED_GROUP_KEYS:
             if key not in values:
-                self.error(node, f"{where} has no '{key}', expected {_LIST_HELP[key]}")
+                self.error(node, f"{where} has no '{key}', expected {_list_help(key)}")
                 ok = False
         parsed = {}
         for key, item_parser in _ITEM_PARSERS.items():
@@ -242,10 +336,10 @@ class _FileChecker:
         """Parsed items of the list `key`; None after reporting any problem."""
         if not isinstance(node, SequenceNode):
             self.error(node, f"'{key}' of {where} is {_describe(node)}, expected "
-                             f"{_LIST_HELP[key]}")
+                             f"{_list_help(key)}")
             return None
         if not node.value:
-            self.error(node, f"'{key}' of {where} is an empty list, expected {_LIST_HELP[key]}")
+            self.error(node, f"'{key}' of {where} is an empty list, expected {_list_help(key)}")
             return None
         out, first_line, ok = [], {}, True
         for item in node.value:
@@ -322,7 +416,7 @@ def _word(node, what: str, choices) -> str:
 
 
 def _parse_arch(node) -> str:
-    return _word(node, "arch", ARCHS)
+    return _word(node, "arch", arch_names())
 
 
 def _parse_dtype_pair(node) -> tuple:
@@ -414,8 +508,13 @@ _ITEM_PARSERS = {
     "tile": _parse_tile,
 }
 
+def _list_help(key: str) -> str:
+    if key == "arch":
+        return f"a list of archs ({', '.join(arch_names())})"
+    return _LIST_HELP[key]
+
+
 _LIST_HELP = {
-    "arch": f"a list of archs ({', '.join(ARCHS)})",
     "dtypes": "a list of [q dtype, kv dtype] pairs such as [[f16, f16], [bf16, fp8e4m3]]",
     "head_size": f"a list of head sizes ({', '.join(map(str, HEAD_SIZES))})",
     "block_size": "a list of block sizes (integers >= 1) and/or 'any'",
@@ -457,6 +556,8 @@ def load_matrices(paths: list) -> tuple:
     """
     matrix, diags = Matrix(), []
     group_at: dict = {}
+    declared_archs: list = []
+    declare_archs(declared_archs)
     for given in paths:
         try:
             data = Path(given).read_bytes()
@@ -485,7 +586,7 @@ def load_matrices(paths: list) -> tuple:
             diags.append(Diagnostic(given, 1, f"YAML error: {e}, expected well-formed YAML"))
             matrix.incomplete = True
             continue
-        checker = _FileChecker(mfile)
+        checker = _FileChecker(mfile, declared_archs)
         groups, subsets = checker.check(root)
         diags.extend(checker.diags)
         if checker.dropped_groups:

@@ -1,33 +1,23 @@
-// Declares every host-compiled instance from the generated table rows; rows of
-// architectures not in this build (UATTN_HOST_HAS_<arch> undefined) are skipped.
+// Declares every host-compiled instance from the generated table rows (the rows
+// of this build are exactly the instances compiled for the host).
 #include "host_registry.hpp"
 
 #include <cstring>
 
-#ifdef UATTN_HOST_HAS_gfx950
-#define UATTN_ROW_gfx950(NAME) X(NAME)
-#else
-#define UATTN_ROW_gfx950(NAME)
-#endif
-#ifdef UATTN_HOST_HAS_gfx1030
-#define UATTN_ROW_gfx1030(NAME) X(NAME)
-#else
-#define UATTN_ROW_gfx1030(NAME)
-#endif
-#define UATTN_ROW(NAME, ARCH, ...) UATTN_ROW_##ARCH(NAME)
+#include "uattn/table_row.hpp"
 
-#define X(NAME) extern "C" void NAME(uattn::AttnParams);
+#define UATTN_ROW_ENTRY(NAME, ROW) extern "C" void NAME(uattn::AttnParams);
 #include "table_rows.inc"
-#undef X
+#undef UATTN_ROW_ENTRY
 
 namespace uattn::exec {
 
 const std::vector<HostKernel>& host_kernels() {
-#define X(NAME) HostKernel{#NAME, &NAME},
+#define UATTN_ROW_ENTRY(NAME, ROW) HostKernel{#NAME, &NAME},
   static const std::vector<HostKernel> k = {
 #include "table_rows.inc"
   };
-#undef X
+#undef UATTN_ROW_ENTRY
   return k;
 }
 

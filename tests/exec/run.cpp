@@ -20,24 +20,28 @@ Tolerance tolerance_for(DType q, DType out, float output_scale) {
 }
 
 ProblemDesc describe_problem(const testing::Problem& prob, Arch arch) {
-  ProblemDesc d;
-  d.arch = arch;
-  d.q_dtype = prob.spec.q_dtype;
-  d.kv_dtype = prob.spec.kv_dtype;
-  d.out_dtype = prob.spec.out_dtype;
-  d.head_size = prob.spec.head_size;
-  d.block_size = prob.spec.block_size;
-  d.features = prob.features;
-  d.num_q_heads = prob.spec.num_q_heads;
-  d.num_kv_heads = prob.spec.num_kv_heads;
-  d.num_seqs = (int)prob.spec.seqs.size();
-  d.num_tokens = prob.num_tokens;
-  d.max_seqlen_q = prob.max_seqlen_q;
-  d.max_seqlen_k = prob.max_seqlen_k;
+  ProblemArgs a;
+  a.arch = arch;
+  a.q_dtype = prob.spec.q_dtype;
+  a.kv_dtype = prob.spec.kv_dtype;
+  a.out_dtype = prob.spec.out_dtype;
+  a.head_size = prob.spec.head_size;
+  a.block_size = prob.spec.block_size;
+  a.num_q_heads = prob.spec.num_q_heads;
+  a.num_kv_heads = prob.spec.num_kv_heads;
+  a.num_seqs = (int)prob.spec.seqs.size();
+  a.num_tokens = prob.num_tokens;
+  a.max_seqlen_q = prob.max_seqlen_q;
+  a.max_seqlen_k = prob.max_seqlen_k;
+  a.window_left = prob.params.window_left;
+  a.softcap = prob.spec.softcap;
+  a.alibi = prob.spec.alibi;
+  a.qq_bias = prob.spec.qq_bias;
+  a.sinks = prob.spec.sinks;
   const auto bytes = [](DType t) { return t == DType::fp8e4m3 ? 1 : 2; };
-  d.rows_aligned = rows_aligned(prob.params, bytes(prob.spec.q_dtype), bytes(prob.spec.kv_dtype),
+  a.rows_aligned = rows_aligned(prob.params, bytes(prob.spec.q_dtype), bytes(prob.spec.kv_dtype),
                                 bytes(prob.spec.out_dtype));
-  return d;
+  return make_problem(a);
 }
 
 namespace {
@@ -50,6 +54,10 @@ struct Guarded {
 hostexec::Result launch(const KernelLaunch& k, const AttnParams& p) {
   HostKernelFn fn = find_host_kernel(k.row->name);
   if (!fn) return hostexec::Result{false, std::string("instance ") + k.row->name + " is not compiled for the host"};
+  if (k.row->head_size != p.head_size)
+    return hostexec::Result{false, std::string("instance ") + k.row->name + " computes head size " +
+                                       std::to_string(k.row->head_size) + ", the problem has " +
+                                       std::to_string(p.head_size)};
   hostexec::Launch l{};
   l.kernel_name = k.row->name;
   l.grid[0] = k.grid.x; l.grid[1] = k.grid.y; l.grid[2] = k.grid.z;

@@ -96,7 +96,7 @@ std::string path_name(ForcePath p) { return p == ForcePath::kAuto ? "auto" : p =
 std::vector<Case> cases() {
   std::vector<Case> c;
   for (size_t i = 0; i < scenarios().size(); ++i)
-    for (Arch a : {Arch::gfx950, Arch::gfx1030})
+    for (Arch a : kArchs)
       for (ForcePath p : {ForcePath::kAuto, ForcePath::k2D, ForcePath::k3D}) c.push_back({i, a, p});
   return c;
 }

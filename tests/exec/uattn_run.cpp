@@ -38,7 +38,9 @@ int main(int argc, char** argv) {
   s.head_size = 128; s.block_size = 16; s.num_q_heads = 8; s.num_kv_heads = 2;
   int segments = 0;
   const auto dtypes = CLI::IsMember({"f16", "bf16", "fp8", "fp8e4m3"});
-  app.add_option("--arch", arch, "gfx950 or gfx1030")->check(CLI::IsMember({"gfx950", "gfx1030"}));
+  std::vector<std::string> arch_choices;
+  for (Arch a : kArchs) arch_choices.push_back(to_string(a));
+  app.add_option("--arch", arch, arch_list())->check(CLI::IsMember(arch_choices));
   app.add_option("--instance", instance, "instance name (a glob is accepted; default: the table's choice)");
   app.add_option("--seqs", seqs, "q_len:kv_len per sequence, comma separated");
   app.add_option("--head-size", s.head_size, "head size D");
@@ -79,7 +81,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   exec::RunOptions o;
-  o.arch = arch == "gfx950" ? Arch::gfx950 : Arch::gfx1030;
+  arch_from_name(arch, &o.arch);
   o.select.filter = instance;
   o.select.path = path == "2d" ? ForcePath::k2D : path == "3d" ? ForcePath::k3D : ForcePath::kAuto;
   o.select.num_segments = segments;

@@ -6,7 +6,7 @@ import pytest
 
 from gen_helpers import DEFAULT_YAML, REPO
 from uattn_gen.expand import Selection, select
-from uattn_gen.model import (ALL_FEATURES, ANY_BLOCK, ARCHS, FEATURE_BIT, HEAD_SIZES, PATHS,
+from uattn_gen.model import (ALL_FEATURES, ANY_BLOCK, ARCH_INFO, ARCHS, FEATURE_BIT, HEAD_SIZES, PATHS,
                              feature_token, names, table_key)
 
 VALID_PAIRS = [("f16", "f16"), ("bf16", "bf16"), ("f16", "fp8e4m3"), ("bf16", "fp8e4m3")]
@@ -73,9 +73,9 @@ def test_plain_fast_instances(default):
     have = {names(i).name for i in _insts(default)}
     for arch, dt, head, block in itertools.product(ARCHS, ("f16", "bf16"), HEAD_SIZES,
                                                    (16, 32, 64)):
-        # gfx950's prefill tile takes 64 keys up to d128 (ArchInfo.block_n_by_head)
-        large950 = "m128n64w4" if head <= 128 else "m128n32w4"
-        m = {"gfx950": ("m32n32w1", large950), "gfx1030": ("m8n32w1", "m32n32w4")}[arch]
+        # the record's tile geometry for this head (gfx950: 64 keys per large tile up to d128)
+        t = {k: ARCH_INFO[arch].tile(k, head) for k in ("small", "large")}
+        m = tuple(f"m{t[k].block_m}n{t[k].block_n}w{t[k].waves}" for k in ("small", "large"))
         stem = f"uattn_{arch}_{{}}_{dt}_{dt}_d{head}_b{block}_plain_"
         assert {stem.format("2d") + m[0], stem.format("2d") + m[1],
                 stem.format("3d") + m[0]} <= have
@@ -84,7 +84,8 @@ def test_plain_fast_instances(default):
 def test_general_group_and_reduce(default):
     have = {names(i).name for i in _insts(default)}
     for arch, (q, kv), head, path in itertools.product(ARCHS, VALID_PAIRS, HEAD_SIZES, PATHS):
-        tile = "m32n32w1" if arch == "gfx950" else "m8n32w1"
+        s = ARCH_INFO[arch].tiles["small"]
+        tile = f"m{s.block_m}n{s.block_n}w{s.waves}"
         short = {"f16": "f16", "bf16": "bf16", "fp8e4m3": "fp8"}
         assert f"uattn_{arch}_{path}_{q}_{short[kv]}_d{head}_bany_all_{tile}" in have
     for i in _insts(default):

@@ -3,6 +3,7 @@ import itertools
 import re
 
 from gen_helpers import DEFAULT_YAML
+from uattn_gen.emit import table_row
 from uattn_gen.expand import Selection, select
 from uattn_gen.model import (ANY_BLOCK, ARCHS, DTYPES, PATHS, TILE_NAMES, attention_instance,
                              names, reduce_instance)
@@ -15,8 +16,8 @@ def test_examples():
     n = names(i)
     assert n.name == "uattn_gfx950_2d_f16_f16_d128_b16_plain_m32n32w1"
     assert n.file == n.name + ".hip" and n.symbol == n.name and n.filter_key == n.name
-    assert n.table_row == ("UATTN_ROW(uattn_gfx950_2d_f16_f16_d128_b16_plain_m32n32w1, gfx950, "
-                           "k2D, f16, f16, 128, 16, 0x00, 32, 32, 1)")
+    assert table_row(i) == ("UATTN_ATTENTION_ROW(uattn_gfx950_2d_f16_f16_d128_b16_plain_m32n32w1, "
+                            "gfx950, k2D, f16, f16, 128, 16, 0x00, small, 32, 32, 1)")
     g = attention_instance("gfx1030", "3d", "bf16", "fp8e4m3", 256, ANY_BLOCK, 0x1F, "small")
     assert names(g).name == "uattn_gfx1030_3d_bf16_fp8_d256_bany_all_m8n32w1"
     w = attention_instance("gfx950", "2d", "bf16", "bf16", 64, 32, 0x11, "large")
@@ -25,8 +26,7 @@ def test_examples():
     assert names(c).name == "uattn_gfx950_2d_f16_f16_d64_b32_capalibiqqb_m32n32w1"
     r = reduce_instance("gfx950", 128)
     assert names(r).name == "uattn_gfx950_reduce_d128"
-    assert names(r).table_row == ("UATTN_ROW(uattn_gfx950_reduce_d128, gfx950, kReduce, f16, f16, "
-                                  "128, 0, 0x00, 0, 0, 1)")
+    assert table_row(r) == "UATTN_REDUCE_ROW(uattn_gfx950_reduce_d128, gfx950, 128)"
 
 
 def test_names_are_distinct_c_identifiers_over_the_whole_candidate_space():
@@ -50,8 +50,9 @@ def test_one_name_everywhere(run, tmp_path, default):
     out = tmp_path / "out"
     assert run("generate", "--matrix", DEFAULT_YAML, "--out", out)[0] == 0
     stems = sorted(p.stem for p in (out / "instances").glob("*.hip"))
-    rows = (out / "table_rows.inc").read_text().splitlines()
-    row_names = [r[len("UATTN_ROW("):].split(",")[0] for r in rows]
+    rows = [r for r in (out / "table_rows.inc").read_text().splitlines()
+            if r.startswith("UATTN_") and r.endswith(")")]
+    row_names = [r[r.index("(") + 1:].split(",")[0] for r in rows]
     listed = run("list", "--matrix", DEFAULT_YAML)[1].split()
     assert listed == row_names == [names(i).name for i in expansion.instances]
     assert stems == sorted(row_names)
@@ -60,7 +61,7 @@ def test_one_name_everywhere(run, tmp_path, default):
         text = (out / "instances" / n.file).read_text()
         symbol = re.search(r"UATTN_(?:ATTENTION|REDUCE)_INSTANCE\((\w+),", text).group(1)
         assert n.name == n.symbol == symbol == n.filter_key == n.file[:-len(".hip")]
-        assert row == n.table_row
+        assert row == table_row(inst)
         assert C_IDENT.match(n.name)
         picked = select(matrix, expansion, Selection(filters=(n.filter_key,)))
         assert n.name in [names(p).name for p in picked]

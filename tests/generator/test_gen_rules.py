@@ -50,6 +50,13 @@ def test_lds_rule_prunes_a_tile_over_budget():
     assert lds_bytes("gfx1030", 80, 32, 32) == 2 * 32 * 82 * 2 + 32 * 82 * 2
 
 
+def test_head_size_not_a_multiple_of_16_is_pruned_with_a_reason():
+    odd = attention_instance("gfx950", "2d", "f16", "f16", 72, 16, 0, "small")
+    failed = failed_rules(odd)
+    assert [r.name for r in failed] == ["head-size-multiple-of-16", "head-size-served"]
+    assert "step the head dimension by 16" in failed[0].reason
+
+
 def test_tiles_follow_rows_per_wave():
     for info in ARCH_INFO.values():
         for t in info.tiles.values():
@@ -63,8 +70,11 @@ def _cxx():
     return None
 
 
-@pytest.mark.skipif(_cxx() is None, reason="no C++ compiler to check the config.hpp mirror")
-def test_lds_bytes_mirrors_config_hpp(tmp_path):
+@pytest.mark.skipif(_cxx() is None, reason="no C++ compiler to check config.hpp")
+def test_lds_bytes_equal_config_hpp(run, tmp_path):
+    gen = tmp_path / "gen"
+    assert run("generate", "--matrix", REPO / "instances" / "default.yaml", "--subset", "ci",
+               "--out", gen)[0] == 0
     cases = [(a, d, t) for a in ARCHS for d in HEAD_SIZES for t in ARCH_INFO[a].tiles.values()]
     lines = [f'  print(uattn::Arch::{a}, {d}, {t.block_m}, {t.block_n});' for a, d, t in cases]
     src = tmp_path / "lds.cpp"
@@ -74,8 +84,8 @@ def test_lds_bytes_mirrors_config_hpp(tmp_path):
         '  printf("%u %u\\n", uattn::attn_lds_bytes(a, d, m, n), uattn::lds_budget(a));\n}\n'
         "int main() {\n" + "\n".join(lines) + "\n}\n")
     exe = tmp_path / "lds"
-    subprocess.run([_cxx(), "-std=c++17", "-I", str(REPO / "templates"), str(src), "-o", str(exe)],
-                   check=True)
+    subprocess.run([_cxx(), "-std=c++17", "-Werror=switch", "-I", str(REPO / "templates"),
+                    "-I", str(gen / "include"), str(src), "-o", str(exe)], check=True)
     got = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split("\n")
     for (a, d, t), line in zip(cases, got):
         assert line == f"{lds_bytes(a, d, t.block_m, t.block_n)} {ARCH_INFO[a].lds_budget}"

@@ -35,6 +35,11 @@ EXPECTED = {
     "wrong_version.yaml": [(2, "version is the integer 2, expected 1")],
     "missing_dtypes.yaml": [(7, "group 'no-dtypes' has no 'dtypes'")],
     "empty_file.yaml": [(1, "the file is empty")],
+    "arch_record.yaml": [(5, "architecture 'gfx1099': matrix_insn is the string 'wmma', expected "
+                              "one of: mfma_32x32x16, dot2"),
+                         (6, "unknown key 'colour' in an architecture record"),
+                         (7, "architecture 'gfx1100' has no matrix_insn, rows_per_wave"),
+                         (9, "architecture 'gfx950' is already defined")],
     "many_errors.yaml": [(4, "unknown arch 'gfx9000'"), (6, "head_size 100 is not served"),
                          (11, "block_size -16 is invalid"), (12, "unknown key 'colour'")],
 }

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "scenario.hpp"  // tools/explain
 #include "uattn/table.hpp"
 
@@ -20,9 +22,9 @@ namespace {
 
 std::vector<Arch> built_archs() {
   std::vector<Arch> a;
-  const std::string t = UATTN_GPU_TARGETS;
-  if (t.find("gfx950") != std::string::npos) a.push_back(Arch::gfx950);
-  if (t.find("gfx1030") != std::string::npos) a.push_back(Arch::gfx1030);
+  const std::string t = std::string(",") + UATTN_GPU_TARGETS + ",";
+  for (Arch x : kArchs)
+    if (t.find(std::string(",") + to_string(x) + ",") != std::string::npos) a.push_back(x);
   return a;
 }
 
@@ -33,7 +35,12 @@ bool full_matrix() {
   return false;
 }
 
-const int kHeads[] = {64, 80, 96, 112, 128, 192, 256};
+// Every head size the table serves on some architecture.
+std::vector<int> served_heads() {
+  std::set<int> h;
+  for (const InstanceRow& r : all_rows()) h.insert(r.head_size);
+  return {h.begin(), h.end()};
+}
 const std::array<std::pair<DType, DType>, 4> kPairs = {{{DType::f16, DType::f16}, {DType::bf16, DType::bf16},
                                                         {DType::f16, DType::fp8e4m3}, {DType::bf16, DType::fp8e4m3}}};
 
@@ -44,6 +51,11 @@ TEST(Table, RowsAreWellFormed) {
     EXPECT_EQ(std::string(r.name).rfind(std::string("uattn_") + to_string(r.arch) + "_", 0), 0u) << r.name;
     EXPECT_LE(r.lds_bytes, lds_budget(r.arch)) << r.name;
     EXPECT_EQ(r.wave_size, wave_size_of(r.arch)) << r.name;
+    if (r.path == Path::kReduce) continue;
+    // The tile column and the tile's shape agree (the selector reads the column).
+    EXPECT_EQ(r.block_m, rows_per_wave(r.arch) * tile_waves(r.tile)) << r.name;
+    EXPECT_EQ(r.waves, tile_waves(r.tile)) << r.name;
+    EXPECT_EQ(r.block_n, kTileBlockN) << r.name;
   }
   EXPECT_FALSE(all_rows().empty());
 }
@@ -56,7 +68,7 @@ TEST(Table, EveryPointOfTheServedSpaceResolves) {
   size_t n = 0;
   for (Arch a : built_archs())
     for (auto [qd, kvd] : kPairs)
-      for (int head : kHeads)
+      for (int head : served_heads())
         for (int bs : blocks)
           for (uint32_t f = 0; f <= kFeatAll; ++f)
             for (int qpk : qpks)
@@ -135,12 +147,67 @@ TEST(Table, OutsideTheServedSpaceNamesWhatIsMissing) {
   }
 }
 
+// The one builder of ProblemDesc (runtime describe(), uattn-explain, the tests).
+TEST(Table, ProblemBuilder) {
+  const int32_t q_lens[] = {3, 0, 5}, kv_lens[] = {10, 5, 40};
+  ProblemArgs a;
+  a.arch = kArchs[kNumArchs - 1];
+  a.q_dtype = DType::bf16; a.kv_dtype = DType::fp8e4m3; a.out_dtype = DType::bf16;
+  a.head_size = 96; a.block_size = 13; a.num_q_heads = 12; a.num_kv_heads = 3;
+  a.q_lens = q_lens; a.kv_lens = kv_lens; a.num_seqs = 3;
+  a.window_left = 0; a.softcap = 30.0f; a.sinks = true;
+  ProblemDesc p = make_problem(a);
+  EXPECT_EQ(p.arch, kArchs[kNumArchs - 1]);
+  EXPECT_EQ(p.num_tokens, 8);
+  EXPECT_EQ(p.max_seqlen_q, 5);
+  EXPECT_EQ(p.max_seqlen_k, 40);
+  EXPECT_EQ(p.features, (uint32_t)(kFeatWindow | kFeatSoftcap | kFeatSinks));
+  EXPECT_EQ(features_to_string(p.features), "window+softcap+sinks");
+  EXPECT_EQ(p.head_size, 96);
+  EXPECT_EQ(p.block_size, 13);
+  a.num_tokens = 9; a.max_seqlen_q = 6; a.max_seqlen_k = 41;  // host-known bounds win
+  a.window_left = -1; a.softcap = 0; a.sinks = false; a.alibi = true; a.qq_bias = true;
+  p = make_problem(a);
+  EXPECT_EQ(p.num_tokens, 9);
+  EXPECT_EQ(p.max_seqlen_q, 6);
+  EXPECT_EQ(p.max_seqlen_k, 41);
+  EXPECT_EQ(p.features, (uint32_t)(kFeatAlibi | kFeatQQBias));
+  EXPECT_EQ(features_used(-1, 0.0f, false, false, false), 0u);
+  EXPECT_EQ(features_used(5, 1.0f, true, true, true), (uint32_t)kFeatAll);
+}
+
+// Names come from the generated records.
+TEST(Table, NamesFromTheRecords) {
+  for (Arch a : kArchs) {
+    Arch b = kArchs[0];
+    ASSERT_TRUE(arch_from_name(arch_record(a).name, &b));
+    EXPECT_EQ(b, a);
+    EXPECT_STREQ(to_string(a), arch_record(a).name);
+    EXPECT_NE(arch_list().find(arch_record(a).name), std::string::npos);
+  }
+  Arch b = kArchs[0];
+  EXPECT_TRUE(arch_from_name("gfx1030:xnack-", &b));
+  EXPECT_EQ(b, Arch::gfx1030);
+  EXPECT_FALSE(arch_from_name("gfx942", &b));
+  EXPECT_STREQ(to_string(Tile::large), "large");
+  EXPECT_STREQ(to_string(Path::kReduce), "reduce");
+  EXPECT_STREQ(to_string(DType::fp8e4m3), "fp8e4m3");
+  EXPECT_STREQ(to_string((DType)7), "?");
+  EXPECT_EQ(dtype_list(is_query_dtype), "f16 or bf16");
+  EXPECT_EQ(cu_count(Arch::gfx950), 256);
+  EXPECT_EQ(cu_count(Arch::gfx1030), 72);
+  EXPECT_EQ(features_to_string(kFeatAll), "window+softcap+alibi+qq_bias+sinks");
+}
+
+// The shared cases of the one glob syntax (also run against the generator's matcher).
 TEST(Table, GlobMatch) {
-  EXPECT_TRUE(glob_match("uattn_*_d128_*", "uattn_gfx950_2d_f16_f16_d128_b16_plain_m32n32w1"));
-  EXPECT_FALSE(glob_match("uattn_*_d64_*", "uattn_gfx950_2d_f16_f16_d128_b16_plain_m32n32w1"));
-  EXPECT_TRUE(glob_match("a?c", "abc"));
-  EXPECT_FALSE(glob_match("a?c", "ac"));
-  EXPECT_TRUE(glob_match("*", ""));
+  std::ifstream f(UATTN_GLOB_CASES);
+  ASSERT_TRUE(f) << UATTN_GLOB_CASES;
+  const nlohmann::json cases = nlohmann::json::parse(f)["cases"];
+  ASSERT_GE(cases.size(), 15u);
+  for (const auto& c : cases)
+    EXPECT_EQ(glob_match(c[0].get<std::string>().c_str(), c[1].get<std::string>().c_str()), c[2].get<bool>())
+        << c.dump();
 }
 
 // Every scenario of ../shared/scenarios resolves on both architectures for auto, 2d and 3d.
@@ -183,14 +250,15 @@ TEST(Bundle, HoldsExactlyTheBuiltTargets) {
   for (std::string l; std::getline(in, l);)
     if (l.rfind("hipv4-", 0) == 0) got.insert(l);
   std::set<std::string> want;
-  for (Arch a : built_archs()) want.insert(std::string("hipv4-amdgcn-amd-amdhsa--") + to_string(a));
+  for (Arch a : built_archs()) want.insert(std::string("hipv4-amdgcn-amd-amdhsa--") + arch_record(a).offload_target);
   EXPECT_EQ(got, want) << list;
 }
 
 TEST(Bundle, CodeObjectSymbolsEqualTableRows) {
   for (Arch a : built_archs()) {
     const std::string co = std::string(UATTN_BUILD_DIR) + "/test_unbundled_" + to_string(a) + ".co";
-    run(std::string(UATTN_BUNDLER) + " -unbundle -type=o -targets=hipv4-amdgcn-amd-amdhsa--" + to_string(a) +
+    run(std::string(UATTN_BUNDLER) + " -unbundle -type=o -targets=hipv4-amdgcn-amd-amdhsa--" +
+        arch_record(a).offload_target +
         " -input=" + UATTN_BUNDLE_PATH + " -output=" + co);
     const std::string notes = run(std::string(UATTN_READELF) + " --notes " + co);
     std::set<std::string> kernels;

@@ -46,7 +46,7 @@ int parse_args(int argc, char** argv, Args* a) {
   CLI::App app{kDescription, "uattn-explain"};
   app.footer(kFooter);
   Scenario& s = a->adhoc;
-  const auto dtypes = CLI::IsMember({"f16", "fp16", "bf16", "fp8", "fp8e4m3"});
+  const auto dtypes = CLI::IsMember(uattn::explain::dtype_spellings());
   auto* scen = app.add_option("--scenarios", a->scenarios, "scenario file: default.json or models.json")
                    ->option_text("FILE");
   app.add_option("--name", a->name, "only entries whose name matches this glob ('*', '?')")->needs(scen);
@@ -67,10 +67,16 @@ int parse_args(int argc, char** argv, Args* a) {
       app.add_flag("--sinks", s.sinks, "attention sinks given"),
   };
   for (CLI::Option* o : problem) o->excludes(scen);
-  app.add_option("--arch", a->arch, "gfx950, gfx1030 or all (default)")
-      ->check(CLI::IsMember({"gfx950", "gfx1030", "all"}));
+  std::vector<std::string> arch_choices;
+  for (uattn::Arch x : uattn::kArchs) arch_choices.push_back(uattn::to_string(x));
+  arch_choices.push_back("all");
+  app.add_option("--arch", a->arch, uattn::arch_list() + " or all (default)")->check(CLI::IsMember(arch_choices));
   app.add_option("--path", a->path, "auto (default), 2d or 3d")->check(CLI::IsMember({"auto", "2d", "3d"}));
-  app.add_option("--cus", a->cus, "compute units (default: gfx950 256, gfx1030 72)")->check(CLI::Range(1, 1 << 20));
+  std::string cus_help = "compute units (default:";
+  for (uattn::Arch x : uattn::kArchs)
+    cus_help += std::string(x == uattn::kArchs[0] ? " " : ", ") + uattn::to_string(x) + " " +
+                std::to_string(uattn::cu_count(x));
+  app.add_option("--cus", a->cus, cus_help + ")")->check(CLI::Range(1, 1 << 20));
   app.add_option("--filter", a->filter, "only instances whose name matches this glob");
   app.add_option("--segments", a->segments, "3D segment count (default: the selector's)")->check(CLI::Range(1, 4096));
   try {
@@ -92,8 +98,13 @@ int parse_args(int argc, char** argv, Args* a) {
   uattn::explain::parse_dtype(a->dtype, &s.q_dtype);
   s.kv_dtype = s.q_dtype;
   if (!a->kv_dtype.empty()) uattn::explain::parse_dtype(a->kv_dtype, &s.kv_dtype);
-  if (a->arch == "all") a->archs = {uattn::Arch::gfx950, uattn::Arch::gfx1030};
-  else a->archs = {a->arch == "gfx950" ? uattn::Arch::gfx950 : uattn::Arch::gfx1030};
+  if (a->arch == "all") {
+    a->archs.assign(std::begin(uattn::kArchs), std::end(uattn::kArchs));
+  } else {
+    uattn::Arch x = uattn::kArchs[0];
+    uattn::arch_from_name(a->arch, &x);
+    a->archs = {x};
+  }
   a->force = a->path == "2d" ? uattn::ForcePath::k2D : a->path == "3d" ? uattn::ForcePath::k3D : uattn::ForcePath::kAuto;
   return -1;
 }
@@ -120,7 +131,7 @@ bool explain(const Scenario& sc, const std::string& batch_note, const Args& a) {
   for (uattn::Arch arch : a.archs) {
     const uattn::ProblemDesc p = uattn::explain::to_problem(sc, arch, a.cus);
     const uattn::Selection sel = uattn::select(p, opt);
-    const int cus = a.cus > 0 ? a.cus : (arch == uattn::Arch::gfx950 ? 256 : 72);
+    const int cus = a.cus > 0 ? a.cus : uattn::cu_count(arch);
     if (!sel.ok) {
       std::printf("  %s (%d CUs): NOT RESOLVED: %s\n", uattn::to_string(arch), cus, sel.error.c_str());
       std::fprintf(stderr, "uattn-explain: %s on %s: %s\n", sc.name.c_str(), uattn::to_string(arch), sel.error.c_str());

@@ -16,10 +16,21 @@ std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> default_ba
 }
 
 bool parse_dtype(const std::string& s, DType* d) {
-  if (s == "f16" || s == "fp16" || s == "float16") { *d = DType::f16; return true; }
-  if (s == "bf16" || s == "bfloat16") { *d = DType::bf16; return true; }
-  if (s == "fp8" || s == "fp8e4m3" || s == "fp8_e4m3" || s == "float8_e4m3fn") { *d = DType::fp8e4m3; return true; }
+  for (int i = 0; i < kNumDTypes; ++i) {
+    bool match = s == kDTypeNames[i];
+    for (const char* const* a = kDTypeAliases[i]; *a && !match; ++a) match = s == *a;
+    if (match) { *d = (DType)i; return true; }
+  }
   return false;
+}
+
+std::vector<std::string> dtype_spellings() {
+  std::vector<std::string> out;
+  for (int i = 0; i < kNumDTypes; ++i) {
+    out.push_back(kDTypeNames[i]);
+    for (const char* const* a = kDTypeAliases[i]; *a; ++a) out.push_back(*a);
+  }
+  return out;
 }
 
 bool parse_seqs(const std::string& s, std::vector<std::pair<int, int>>* out, std::string* error) {
@@ -74,12 +85,19 @@ bool get_bool(Ctx& c, const json& e, const char* key, bool* v) {
   return true;
 }
 
+// "f16, bf16, fp8e4m3"
+std::string dtype_names() {
+  std::string s;
+  for (const char* n : kDTypeNames) s += (s.empty() ? "" : ", ") + std::string(n);
+  return s;
+}
+
 bool get_dtype(Ctx& c, const json& e, const char* key, DType* d, bool* present) {
   auto it = e.find(key);
   *present = it != e.end();
   if (!*present) return true;
   if (!it->is_string() || !parse_dtype(it->get<std::string>(), d))
-    return c.bad(std::string("'") + key + "' must be one of fp16, bf16, fp8e4m3, not " + it->dump());
+    return c.bad(std::string("'") + key + "' must be one of " + dtype_names() + ", not " + it->dump());
   return true;
 }
 
@@ -156,28 +174,30 @@ bool load_scenarios(const std::string& path, std::vector<Scenario>* out, std::st
 }
 
 ProblemDesc to_problem(const Scenario& sc, Arch arch, int num_cus) {
-  ProblemDesc p;
-  p.arch = arch;
-  p.q_dtype = sc.q_dtype;
-  p.kv_dtype = sc.kv_dtype;
-  p.out_dtype = sc.q_dtype;
-  p.head_size = sc.head_size;
-  p.block_size = sc.block_size;
-  p.features = (sc.window > 0 ? kFeatWindow : 0u) | (sc.softcap != 0 ? kFeatSoftcap : 0u) |
-               (sc.alibi ? kFeatAlibi : 0u) | (sc.qq_bias ? kFeatQQBias : 0u) | (sc.sinks ? kFeatSinks : 0u);
-  p.num_q_heads = sc.num_q_heads;
-  p.num_kv_heads = sc.num_kv_heads;
-  p.num_seqs = (int)sc.seqs.size();
-  p.num_tokens = 0;
-  p.max_seqlen_q = 0;
-  p.max_seqlen_k = 0;
+  std::vector<int32_t> q_lens, kv_lens;
   for (const auto& s : sc.seqs) {
-    p.num_tokens += s.first;
-    p.max_seqlen_q = std::max(p.max_seqlen_q, s.first);
-    p.max_seqlen_k = std::max(p.max_seqlen_k, s.second);
+    q_lens.push_back(s.first);
+    kv_lens.push_back(s.second);
   }
-  p.num_cus = num_cus;
-  return p;
+  ProblemArgs a;
+  a.arch = arch;
+  a.q_dtype = sc.q_dtype;
+  a.kv_dtype = sc.kv_dtype;
+  a.out_dtype = sc.q_dtype;
+  a.head_size = sc.head_size;
+  a.block_size = sc.block_size;
+  a.num_q_heads = sc.num_q_heads;
+  a.num_kv_heads = sc.num_kv_heads;
+  a.q_lens = q_lens.data();
+  a.kv_lens = kv_lens.data();
+  a.num_seqs = (int)sc.seqs.size();
+  a.window_left = sc.window > 0 ? sc.window - 1 : -1;
+  a.softcap = (float)sc.softcap;
+  a.alibi = sc.alibi;
+  a.qq_bias = sc.qq_bias;
+  a.sinks = sc.sinks;
+  a.num_cus = num_cus;
+  return make_problem(a);
 }
 
 std::string summary(const Scenario& sc) {

@@ -30,8 +30,11 @@ std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> default_ba
 // returns false with *error naming the file, the entry and the field.
 bool load_scenarios(const std::string& path, std::vector<Scenario>* out, std::string* error);
 
-// "f16", "fp16", "bf16", "fp8", "fp8e4m3", "fp8_e4m3" -> DType.
+// A dtype name or one of its aliases (uattn/generated/vocab.hpp: "f16", "fp16",
+// "bf16", "fp8", "fp8e4m3", ...) -> DType.
 bool parse_dtype(const std::string& s, DType* d);
+// Every spelling parse_dtype() accepts.
+std::vector<std::string> dtype_spellings();
 // "1:1024,5:18" -> {(1,1024),(5,18)}; kv_len >= q_len >= 0 (error names the pair).
 bool parse_seqs(const std::string& s, std::vector<std::pair<int, int>>* out, std::string* error);
 

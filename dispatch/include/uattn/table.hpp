@@ -1,8 +1,10 @@
 // uattn lookup table: maps a problem to an instance and its launch configuration.
 // Pure C++17, no GPU runtime dependency: link uattn_table alone to use it.
 //
-// The rows are generated (table_rows.inc, one UATTN_ROW per instance, most
-// specialised first); selection logic is select.cpp. Errors never throw.
+// The rows are generated (table_rows.inc, one row per instance, most specialised
+// first, read through uattn/table_row.hpp); selection logic is select.cpp.
+// Architectures, dtypes, features, paths and tiles are the generated records and
+// vocabularies (uattn/generated/). Errors never throw.
 #pragma once
 #include <stdint.h>
 #include <string>
@@ -13,31 +15,32 @@
 
 namespace uattn {
 
-// One generated instance (a table row).
+// One generated instance (a table row). Attention rows (path k2D, k3D) set every
+// field; reduce rows (kReduce) carry name, arch and head_size only, the
+// attention-only fields (marked *) hold their zero values and mean nothing.
 struct InstanceRow {
   const char* name;      // instance name = file stem = kernel symbol = filter key
   Arch arch;
   Path path;             // k2D, k3D (split-KV segment kernel) or kReduce
-  DType q_dtype;         // unused for kReduce
-  DType kv_dtype;        // unused for kReduce
+  DType q_dtype;         // * query (and default output) dtype
+  DType kv_dtype;        // * KV-cache dtype
   int head_size;
-  int block_size;        // 0 = generic (any block_size >= 1)
-  uint32_t features;     // Feature bits compiled in
-  int block_m;           // query rows (token x head pairs) per workgroup
-  int block_n;           // keys per KV tile
-  int waves;             // waves per workgroup
-  int wave_size;         // 64 (gfx950) or 32 (gfx1030)
-  uint32_t lds_bytes;    // static LDS per workgroup
+  int block_size;        // * 0 = generic (any block_size >= 1)
+  uint32_t features;     // * Feature bits compiled in
+  Tile tile;             // * workgroup tile kind
+  int block_m;           // * query rows (token x head pairs) per workgroup
+  int block_n;           // * keys per KV tile
+  int waves;             // waves per workgroup (1 for reduce)
+  int wave_size;         // wave_size_of(arch)
+  uint32_t lds_bytes;    // static LDS per workgroup (0 for reduce)
 };
 
 // All rows of the table (every architecture), in table order.
 const std::vector<InstanceRow>& all_rows();
 
-enum class ForcePath : int32_t { kAuto = 0, k2D = 1, k3D = 2 };
-
 // The shape of a problem as the selector sees it.
 struct ProblemDesc {
-  Arch arch = Arch::gfx950;
+  Arch arch = kArchs[0];
   DType q_dtype = DType::f16;
   DType kv_dtype = DType::f16;
   DType out_dtype = DType::f16;  // q_dtype, or fp8e4m3 (needs output_scale)
@@ -50,7 +53,7 @@ struct ProblemDesc {
   int num_tokens = 1;            // total query tokens (cu_seqlens_q[num_seqs])
   int max_seqlen_q = 1;
   int max_seqlen_k = 1;
-  int num_cus = 0;               // 0 = the architecture's usual count (gfx950 256, gfx1030 72)
+  int num_cus = 0;               // 0 = cu_count(arch), the reference part's count
   // Every q/out/k_cache/v_cache row starts on an 8-element boundary (base
   // addresses aligned to 8 elements, strides multiples of 8: uattn::rows_aligned,
   // templates/uattn/kernel/phases.hpp). Specialised instances move rows with
@@ -62,6 +65,28 @@ struct ProblemDesc {
 // True when `r` is a generic instance (any block size, every feature): it
 // serves unaligned rows too.
 inline bool is_generic(const InstanceRow& r) { return r.block_size == 0 && r.features == kFeatAll; }
+
+// What a call looks like before it is reduced to a ProblemDesc: the one builder
+// used by the runtime (describe()), uattn-explain and the tests.
+struct ProblemArgs {
+  Arch arch = kArchs[0];
+  DType q_dtype = DType::f16, kv_dtype = DType::f16, out_dtype = DType::f16;
+  int head_size = 0, block_size = 0, num_q_heads = 0, num_kv_heads = 0;
+  const int32_t* q_lens = nullptr;   // [num_seqs] query tokens per sequence (host memory)
+  const int32_t* kv_lens = nullptr;  // [num_seqs] KV tokens per sequence, new ones included
+  int num_seqs = 0;
+  int num_tokens = -1;               // -1 = the sum of q_lens
+  int max_seqlen_q = -1, max_seqlen_k = -1;  // -1 = the maxima of q_lens / kv_lens
+  int window_left = -1;              // -1 = no sliding window
+  float softcap = 0;                 // 0 = off
+  bool alibi = false, qq_bias = false, sinks = false;  // optional tensors given
+  int num_cus = 0;
+  bool rows_aligned = true;          // ProblemDesc::rows_aligned
+};
+// Feature bits a call uses (SPEC.md s.1; the bits are kFeat* of vocab.hpp).
+uint32_t features_used(int window_left, float softcap, bool alibi, bool qq_bias, bool sinks);
+// The selector's view of `a`; lengths come from q_lens / kv_lens unless given.
+ProblemDesc make_problem(const ProblemArgs& a);
 
 // Largest segment count a caller may request (more segments than KV tiles is
 // allowed: the extra segments are empty).
@@ -103,9 +128,20 @@ WorkspaceLayout workspace_layout(int num_tokens, int num_q_heads, int num_segmen
 // glob match used by --filter at build time and SelectOptions::filter at run time.
 bool glob_match(const char* pattern, const char* name);
 
+// Names from the generated records: "gfx950", "2d" / "3d" / "reduce", "f16",
+// "small"; "?" for a value outside the enum.
 const char* to_string(Arch a);
 const char* to_string(Path p);
 const char* to_string(DType d);
+const char* to_string(Tile t);
+// "plain", or the feature names joined by '+' in bit order, e.g. "window+softcap".
 std::string features_to_string(uint32_t f);
+// The Arch named `name` (its record's name) or whose offload target is the
+// processor `name` ("gfx950", also "gfx950:sramecc+:xnack-"); false when none.
+bool arch_from_name(const std::string& name, Arch* a);
+// "gfx950, gfx1030": every architecture of the records.
+std::string arch_list();
+// The dtypes for which pred holds, in enum order: "f16 or bf16".
+std::string dtype_list(bool (*pred)(DType));
 
 }  // namespace uattn

@@ -1,7 +1,7 @@
 /* uattn C API: paged "unified attention" (vLLM/AITER convention) for FFI users
  * (ctypes, cffi, Rust bindgen, ...). Mirrors the C++ API of uattn/runtime.hpp.
  *
- * Contract of every argument: SPEC.md s.1 (docs/contract.md). In short:
+ * Contract of every argument: SPEC.md s.1. In short:
  *   q, out            [num_tokens, Hq, D]                 f16 / bf16 (out also fp8e4m3)
  *   k_cache, v_cache  [num_blocks, block_size, Hkv, D]    q's dtype or fp8e4m3
  *   cu_seqlens_q      [num_seqs + 1] int32, device memory (prefix sums from 0)
@@ -21,6 +21,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* uattn_dtype_t (UATTN_DTYPE_F16 = 0, UATTN_DTYPE_BF16 = 1, UATTN_DTYPE_FP8E4M3 = 2)
+ * and uattn_path_t (UATTN_PATH_AUTO = 0, UATTN_PATH_2D = 1, UATTN_PATH_3D = 2),
+ * generated from the generator's vocabulary (the values equal uattn::DType and
+ * uattn::ForcePath). */
+#include "uattn/generated/vocab.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,12 +40,6 @@ typedef enum uattn_status {
   UATTN_ERR_BUNDLE = 5,           /* the kernel bundle cannot be found, read or parsed */
   UATTN_ERR_HIP = 6               /* a HIP call failed (the message names the call and the error) */
 } uattn_status_t;
-
-/* Values equal uattn::DType. */
-typedef enum uattn_dtype { UATTN_DTYPE_F16 = 0, UATTN_DTYPE_BF16 = 1, UATTN_DTYPE_FP8E4M3 = 2 } uattn_dtype_t;
-
-/* Values equal uattn::ForcePath. */
-typedef enum uattn_path { UATTN_PATH_AUTO = 0, UATTN_PATH_2D = 1, UATTN_PATH_3D = 2 } uattn_path_t;
 
 typedef struct uattn_tensor {
   const void* data;  /* device pointer; may be NULL only when the tensor has no elements */

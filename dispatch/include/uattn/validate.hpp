@@ -2,7 +2,7 @@
 // mirror of vLLM/AITER `unified_attention`). No GPU runtime dependency: link
 // uattn_validate (which brings uattn_table) to use it.
 //
-// Contract of every argument: SPEC.md s.1 (docs/contract.md). Shapes:
+// Contract of every argument: SPEC.md s.1. Shapes:
 //   q, out            [num_tokens, Hq, D]                 q: f16/bf16; out: q's dtype or fp8e4m3
 //   k_cache, v_cache  [num_blocks, block_size, Hkv, D]    q's dtype or fp8e4m3 (both the same)
 //   cu_seqlens_q      [num_seqs + 1]   int32 prefix sums of the query lengths, from 0

@@ -1,8 +1,12 @@
-// AMD device backend (gfx950 wave64 with MFMA, gfx1030 wave32).
+// AMD device backend (wave64 with MFMA, wave32 without matrix cores).
 // Only clang builtins are used (clang/include/clang/Basic/BuiltinsAMDGPU.def),
-// so instances compile with -nogpuinc -nogpulib and no HIP header.
+// so instances compile with -nogpuinc -nogpulib and no HIP header. What the
+// target processor has comes from the generated architecture records
+// (UATTN_DEVICE_WAVE_SIZE, UATTN_DEVICE_MATRIX_INSN_<kind>).
 #pragma once
 #include <stdint.h>
+
+#include "uattn/generated/arch.hpp"
 
 #define UATTN_GLOBAL extern "C" __attribute__((global))
 // Workgroup size and the minimum waves per SIMD the register allocator must
@@ -41,7 +45,7 @@ UATTN_INLINE uint32_t shfl_bits(uint32_t v, int src) {
 }
 UATTN_INLINE uint32_t readfirstlane(uint32_t v) { return (uint32_t)__builtin_amdgcn_readfirstlane((int)v); }
 UATTN_INLINE uint64_t ballot(bool p) {
-#if defined(__gfx1030__)
+#if UATTN_DEVICE_WAVE_SIZE == 32
   return (uint64_t)__builtin_amdgcn_ballot_w32(p);
 #else
   return __builtin_amdgcn_ballot_w64(p);
@@ -56,12 +60,13 @@ UATTN_INLINE float rcp(float x) { return 1.0f / x; }
 UATTN_INLINE void sched_barrier() { __builtin_amdgcn_sched_barrier(0); }
 UATTN_INLINE void setprio(int) {}
 
-#if defined(__gfx950__)
+#if defined(UATTN_DEVICE_MATRIX_INSN_mfma_32x32x16)
 typedef _Float16 f16x8_t __attribute__((ext_vector_type(8)));
 typedef __bf16 bf16x8_t __attribute__((ext_vector_type(8)));
 typedef float f32x16_t __attribute__((ext_vector_type(16)));
 // v_mfma_f32_32x32x16_{f16,bf16}: D(32x32) = A(32x16) * B(16x32) + C.
-// Operand/result layout per lane: see mfma_layout.hpp.
+// Operand/result layout per lane: the lane-role comment of kernel/attention.hpp
+// and the emulation in tests/hostexec/engine.cpp.
 UATTN_INLINE void mfma_32x32x16(const vec<f16, 8>& a, const vec<f16, 8>& b, vec<float, 16>& c) {
   f16x8_t va, vb; f32x16_t vc;
   for (int i = 0; i < 8; ++i) { va[i] = a[i]; vb[i] = b[i]; }
@@ -97,7 +102,10 @@ UATTN_INLINE void stg(T* p, const vec<T, N>& v) {
   __builtin_memcpy(__builtin_assume_aligned(p, N * sizeof(T)), &v, sizeof(v));
 }
 
-#if defined(__gfx950__)
+// fp8 conversions by capability: targets with the scaled conversions (CDNA4,
+// gfx950) decode OCP E4M3 in hardware; others (e.g. FNUZ-format CDNA3, no fp8
+// at all on RDNA2) use the exact bit-level decode of types.hpp.
+#if __has_builtin(__builtin_amdgcn_cvt_scalef32_pk_f16_fp8)
 // v_cvt_pk_f32_fp8: the two OCP E4M3 codes in bytes [2 hi, 2 hi + 1] of `bits`
 // to two floats (exact). AMD Instinct CDNA4 ISA reference guide, VOP1/VOP3
 // opcode V_CVT_PK_F32_FP8 (gfx950 decodes OCP E4M3, OFP8 rev 1.0 s.5).

@@ -41,7 +41,7 @@ struct AttnBodyWave32 {
   static constexpr int kRow = lds_row(A, HEAD);
   static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
   static_assert(kLdsBytes <= lds_budget(A), "LDS budget");
-  static constexpr bool kMfma = (A == Arch::gfx950);
+  static constexpr bool kMfma = (matrix_insn(A) == MatrixInsn::mfma_32x32x16);
   static constexpr int kNS = BN / kLPQ;                       // score registers per lane
   static constexpr int kNA = kDP / kLPQ;                      // accumulators per lane
   static constexpr bool kWin = (FEATS & kFeatWindow) != 0;

@@ -1,39 +1,53 @@
-// Compile-time configuration shared by the kernels, the lookup table and the
-// generator's LDS rule (generator/uattn_gen/rules.py mirrors lds_bytes()).
+// Compile-time configuration shared by the kernels and the lookup table, derived
+// from the generated architecture records (uattn/generated/arch.hpp, written by
+// generator/uattn_gen from model.ARCH_INFO; rules.py computes the same LDS bytes).
+// Kernels branch on a capability (matrix_insn(), wave_size_of()), never on an
+// architecture's name.
 #pragma once
 #include <stdint.h>
 
+#include "uattn/generated/arch.hpp"
+#include "uattn/generated/vocab.hpp"
+
 namespace uattn {
 
-enum class Arch : int32_t { gfx950 = 0, gfx1030 = 1 };
-enum class Path : int32_t { k2D = 0, k3D = 1, kReduce = 2 };
-
-constexpr int wave_size_of(Arch a) { return a == Arch::gfx950 ? 64 : 32; }
-// Query rows owned by one wave: gfx950 = the 32 columns of a 32x32 MFMA tile;
-// gfx1030 = 8 rows, 4 lanes per row.
-constexpr int rows_per_wave(Arch a) { return a == Arch::gfx950 ? 32 : 8; }
+constexpr int wave_size_of(Arch a) { return arch_record(a).wave_size; }
+constexpr MatrixInsn matrix_insn(Arch a) { return arch_record(a).matrix_insn; }
+// Query rows owned by one wave: mfma_32x32x16 = the 32 columns of a 32x32 MFMA
+// tile; dot2 = 8 rows, 4 lanes per row.
+constexpr int rows_per_wave(Arch a) { return arch_record(a).rows_per_wave; }
 // Head size rounded up to the kernels' register tiling (MFMA: 32-wide output
-// tiles; wave32 body: 4 lanes per row).
-constexpr int head_pad(Arch a, int d) { return a == Arch::gfx950 ? (d + 31) / 32 * 32 : (d + 3) / 4 * 4; }
+// tiles; dot2 body: 4 lanes per row).
+constexpr int head_pad(Arch a, int d) { return (d + arch_record(a).head_pad - 1) / arch_record(a).head_pad * arch_record(a).head_pad; }
 // LDS row stride in elements (padded to spread LDS banks).
-constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + (a == Arch::gfx950 ? 8 : 2); }
+constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).lds_row_pad; }
 
-// LDS bytes of an attention instance.
-//  gfx950 (MFMA body, attention_mfma.hpp): per stage K [block_n][head + 8] and
+// LDS bytes of an attention instance (generator/uattn_gen/rules.py lds_bytes()
+// mirrors this; a pytest compiles this header and compares).
+//  mfma_32x32x16 body (attention_mfma.hpp): per stage K [block_n][head + 8] and
 //    V^T [head][block_n + 8] in the compute dtype (2 bytes); two stages (double
 //    buffer) for multi-wave workgroups when they fit in 80 KiB, else one.
-//  gfx1030: K and V tiles [block_n][lds_row] and Q [block_m][lds_row].
+//  dot2 body: K and V tiles [block_n][lds_row] and Q [block_m][lds_row].
 constexpr uint32_t attn_lds_stage_bytes(int head, int block_n) {
   return (uint32_t)((block_n * (head + 8) + head * (block_n + 8)) * 2);
 }
 constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n) {
-  return a == Arch::gfx950
-             ? attn_lds_stage_bytes(head, block_n) *
-                   (block_m > 32 && 2u * attn_lds_stage_bytes(head, block_n) <= 80u * 1024u ? 2u : 1u)
-             : (uint32_t)(2 * block_n * lds_row(a, head) * 2 + block_m * lds_row(a, head) * 2);
+  uint32_t bytes = 0;
+  switch (matrix_insn(a)) {  // no default: a new kind must say how its tiles are laid out
+    case MatrixInsn::mfma_32x32x16:
+      bytes = attn_lds_stage_bytes(head, block_n) *
+              (block_m > 32 && 2u * attn_lds_stage_bytes(head, block_n) <= 80u * 1024u ? 2u : 1u);
+      break;
+    case MatrixInsn::dot2:
+      bytes = (uint32_t)(2 * block_n * lds_row(a, head) * 2 + block_m * lds_row(a, head) * 2);
+      break;
+  }
+  return bytes;
 }
-// LDS budget per workgroup: gfx950 160 KiB per CU, gfx1030 64 KiB per workgroup
-// (SPEC.md s.3).
-constexpr uint32_t lds_budget(Arch a) { return a == Arch::gfx950 ? 160u * 1024u : 64u * 1024u; }
+// LDS bytes one workgroup may use (SPEC.md s.3: gfx950 160 KiB per CU, gfx1030
+// 64 KiB per workgroup).
+constexpr uint32_t lds_budget(Arch a) { return arch_record(a).lds_budget; }
+// Compute units of the architecture's reference part (the selector's default).
+constexpr int cu_count(Arch a) { return arch_record(a).cu_count; }
 
 }  // namespace uattn

@@ -1,24 +1,14 @@
 // Kernel arguments of every uattn instance. Plain data with the same layout on
 // the host (x86-64), on amdgcn and in the host execution engine, passed by value
-// as the single kernel argument. Shapes and conventions: ../shared SPEC.md s.1
-// (docs/contract.md). All strides are in elements of the tensor's own dtype.
+// as the single kernel argument. Shapes and conventions: SPEC.md s.1. All
+// strides are in elements of the tensor's own dtype. DType and the Feature bits
+// come from the generated vocabulary (uattn/generated/vocab.hpp).
 #pragma once
 #include <stdint.h>
 
+#include "uattn/generated/vocab.hpp"
+
 namespace uattn {
-
-enum class DType : int32_t { f16 = 0, bf16 = 1, fp8e4m3 = 2 };
-
-// Feature bits: an instance compiled with a bit serves problems that use it or not;
-// an instance without it serves only problems that do not use it.
-enum Feature : uint32_t {
-  kFeatWindow = 1u << 0,   // window_left >= 0
-  kFeatSoftcap = 1u << 1,  // softcap != 0
-  kFeatAlibi = 1u << 2,    // alibi_slopes != nullptr
-  kFeatQQBias = 1u << 3,   // qq_bias != nullptr
-  kFeatSinks = 1u << 4,    // sinks != nullptr
-  kFeatAll = 0x1Fu,
-};
 
 struct AttnParams {
   // q [num_tokens, Hq, D]; k/v_cache [num_blocks, block_size, Hkv, D]; out [num_tokens, Hq, D]
@@ -47,7 +37,8 @@ struct AttnParams {
   int32_t num_tokens;
   int32_t num_q_heads;
   int32_t num_kv_heads;
-  int32_t head_size;
+  int32_t head_size;        // D of the call; an instance computes with its compile-time HEAD, which
+                            // the selector matched to it (launchers check the two agree)
   int32_t block_size;
   int32_t qq_bias_stride;   // row stride (= width) of qq_bias
   int32_t window_left;      // -1: no window

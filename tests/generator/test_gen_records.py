@@ -1,0 +1,97 @@
+"""The architecture records and vocabularies are emitted once, to C++, C and CMake."""
+import re
+
+from gen_helpers import DEFAULT_YAML, REPO, write_matrix
+from uattn_gen.model import (ALL_FEATURES, ARCH_INFO, ARCHS, DTYPE_INFO, FEATURE_INFO, MATRIX_INSNS,
+                             TILE_KINDS)
+
+GEN = "include/uattn/generated"
+NEW_ARCH = ("architectures:\n  - name: gfx1099\n    like: gfx1030\n    cu_count: 40\n")
+NEW_GROUP = ("  - name: n\n    arch: [gfx1099]\n    dtypes: [[f16, f16]]\n    head_size: [128]\n"
+             "    path: [2d]\n")
+
+
+def _generate(run, tmp_path, *matrices):
+    out = tmp_path / "out"
+    args = ["generate", "--out", out]
+    for m in matrices:
+        args += ["--matrix", m]
+    rc, _, err = run(*args)
+    assert rc == 0, err
+    return out
+
+
+def test_builtin_records_in_cpp_and_cmake(run, tmp_path):
+    out = _generate(run, tmp_path, DEFAULT_YAML)
+    arch = (out / GEN / "arch.hpp").read_text()
+    for n, a in enumerate(ARCH_INFO.values()):
+        assert f"  {a.name} = {n}," in arch
+        assert (f'{{"{a.name}", {a.wave_size}, MatrixInsn::{a.matrix_insn}, {a.rows_per_wave}, '
+                f'{a.head_pad}, {a.lds_row_pad}, {a.lds_budget}u, {a.cu_count}, '
+                f'"{a.offload_target}"}},') in arch
+        assert f"defined(__{a.offload_target}__)" in arch
+    assert f"constexpr int kNumArchs = {len(ARCHS)};" in arch
+    for n, m in enumerate(MATRIX_INSNS):
+        assert f"  {m} = {n}," in arch
+    cmake = (out / "archs.cmake").read_text()
+    assert f"set(UATTN_ARCHS {' '.join(ARCHS)})" in cmake
+    for a in ARCH_INFO.values():
+        assert f"set(UATTN_OFFLOAD_TARGET_{a.name} {a.offload_target})" in cmake
+
+
+def test_vocabularies_in_cpp_and_c(run, tmp_path):
+    out = _generate(run, tmp_path, DEFAULT_YAML)
+    vocab = (out / GEN / "vocab.hpp").read_text()
+    c = (out / GEN / "vocab.h").read_text()
+    for n, d in enumerate(DTYPE_INFO):
+        assert f"  {d.name} = {n}," in vocab
+        assert f"  {d.c_name} = {n}" in c
+    for f in FEATURE_INFO:
+        assert f"  {f.cpp} = 0x{f.bit:02X}u," in vocab
+        assert f'{{{f.cpp}, "{f.name}", "{f.token}"}},' in vocab
+    assert f"kFeatAll = 0x{ALL_FEATURES:02X}u," in vocab
+    waves = ", ".join(str(t.waves) for t in TILE_KINDS)
+    assert f"constexpr int kTileWaves[kNumTiles] = {{{waves}}};" in vocab
+    assert "UATTN_PATH_AUTO = 0," in c and "#define UATTN_PATH_LAST UATTN_PATH_3D" in c
+    # is_query_dtype / kv_pairs_with say what rules.py says.
+    assert "return d == DType::f16 || d == DType::bf16;" in vocab
+    assert "constexpr bool kv_pairs_with_any_query(DType d) {\n  return d == DType::fp8e4m3;" in vocab
+
+
+def test_records_do_not_depend_on_the_selection(run, tmp_path):
+    full = _generate(run, tmp_path / "a", DEFAULT_YAML)
+    out = tmp_path / "b"
+    assert run("generate", "--matrix", DEFAULT_YAML, "--arch", "gfx1030", "--subset", "ci",
+               "--out", out)[0] == 0
+    for rel in (f"{GEN}/arch.hpp", f"{GEN}/vocab.hpp", f"{GEN}/vocab.h", "archs.cmake"):
+        assert (full / rel).read_bytes() == (out / rel).read_bytes(), rel
+
+
+def test_a_matrix_declares_an_architecture(run, tmp_path):
+    m = write_matrix(tmp_path / "m.yaml", NEW_GROUP)
+    m.write_text(m.read_text().replace("groups:\n", NEW_ARCH + "groups:\n"))
+    out = _generate(run, tmp_path, m)
+    arch = (out / GEN / "arch.hpp").read_text()
+    assert "  gfx1099 = 2," in arch
+    assert '{"gfx1099", 32, MatrixInsn::dot2, 8, 4, 2, 65536u, 40, "gfx1030"},' in arch
+    assert arch.count("defined(__gfx1030__)") == 1    # one device branch per processor
+    assert "set(UATTN_OFFLOAD_TARGET_gfx1099 gfx1030)" in (out / "archs.cmake").read_text()
+    rows = (out / "table_rows.inc").read_text()
+    assert ("UATTN_ATTENTION_ROW(uattn_gfx1099_2d_f16_f16_d128_bany_plain_m8n32w1, gfx1099, k2D, "
+            "f16, f16, 128, 0, 0x00, small, 8, 32, 1)") in rows
+    assert re.search(r"set\(UATTN_INSTANCES_gfx1099\n  uattn_gfx1099_2d_",
+                     (out / "instances.cmake").read_text())
+    rc, listed, _ = run("list", "--matrix", m, "--arch", "gfx1099")
+    assert rc == 0 and listed.split() == ["uattn_gfx1099_2d_f16_f16_d128_bany_plain_m8n32w1"]
+    # The declaration lasts for its own run only.
+    rc, _, err = run("list", "--matrix", DEFAULT_YAML, "--arch", "gfx1099")
+    assert rc == 2 and "--arch 'gfx1099' is not a known architecture, expected one of: gfx950, gfx1030" in err
+    assert list(ARCH_INFO) == list(ARCHS)
+
+
+def test_newarch_matrix_of_the_ctest_proof_is_valid(run):
+    rc, out, err = run("list", "--matrix", REPO / "tests" / "newarch" / "matrix.yaml")
+    assert rc == 0, err
+    assert out.split() == ["uattn_gfx1099_2d_f16_f16_d128_bany_all_m8n32w1",
+                           "uattn_gfx1099_3d_f16_f16_d128_bany_all_m8n32w1",
+                           "uattn_gfx1099_reduce_d128"]
