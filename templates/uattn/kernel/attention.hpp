@@ -322,7 +322,7 @@ struct AttnBodyWave32 {
 
 // The kernel of an instance: the body of its architecture's matrix capability.
 template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN, int WAVES>
-using AttnKernel = typename Conditional<A == Arch::gfx950,
+using AttnKernel = typename Conditional<matrix_insn(A) == MatrixInsn::mfma_32x32x16,
                                         AttnBodyMfma<A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES>,
                                         AttnBodyWave32<A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES>>::type;
 
