@@ -261,7 +261,7 @@ def count_loop(insns, arch: str):
             widths[wk[0]][wk[1]] += 1
         if i.mnemonic.startswith(FMA):
             fma += 1
-    work = c["mfma"] if arch != "gfx1030" else fma
+    work = c["mfma"] if _matrix_insn(arch) != "dot2" else fma
     loads = [width_bytes(w) for w in widths["load"]]
     loads = [b for b in loads if b is not None]
     return {
@@ -493,15 +493,21 @@ def analyse(inputs, a):
     return rows
 
 
+def _matrix_insn(arch):
+    """Matrix-instruction kind of `arch` from its architecture record (generator/uattn_gen/model.py)."""
+    return co_report.ARCH_INFO[arch].matrix_insn if arch in co_report.ARCH_INFO else "mfma_32x32x16"
+
+
 def kernel_record(k, arch, inp, insns):
     r = {"name": k["name"], "arch": arch, "input": inp,
          "vgpr": k.get("vgpr_count", 0), "agpr": k.get("agpr_count", 0), "sgpr": k.get("sgpr_count", 0),
          "vgpr_spills": k.get("vgpr_spill_count", 0), "sgpr_spills": k.get("sgpr_spill_count", 0),
          "scratch_bytes": k.get("private_segment_fixed_size", 0), "lds_bytes": k.get("group_segment_fixed_size", 0),
          "wave_size": k.get("wavefront_size"), "workgroup_size": k.get("max_flat_workgroup_size"),
-         "occupancy_waves_per_simd": co_report.occupancy(k), "kernel_insts": len(insns)}
-    # .vgpr_count on gfx90a+ (gfx950) is the unified total of arch VGPRs and AGPRs (AMDGPUUsage.rst)
-    r["vgpr_agpr_total"] = r["vgpr"] if arch == "gfx950" else r["vgpr"] + r["agpr"]
+         "occupancy_waves_per_simd": co_report.occupancy({**k, "arch": arch}), "kernel_insts": len(insns)}
+    # .vgpr_count on gfx90a+ (the MFMA architectures here: gfx950) is the unified total of arch
+    # VGPRs and AGPRs (AMDGPUUsage.rst)
+    r["vgpr_agpr_total"] = r["vgpr"] if _matrix_insn(arch) != "dot2" else r["vgpr"] + r["agpr"]
     r["tile"] = dict(zip(("block_m", "block_n", "waves"), tile_of(k["name"]))) if tile_of(k["name"]) else None
     loops = []
     for lp in find_loops(insns):

@@ -532,9 +532,10 @@ struct AttnBodyMfma {
       // so problems without softcap / ALiBi run the plain tile loop.
       const int ob = p.out_dtype == (int32_t)DType::fp8e4m3 ? 1 : (int)sizeof(QT);
       constexpr uint32_t kLite = FEATS & ~(kFeatSoftcap | kFeatAlibi);
+      // (Above d128 the registers do not allow a third loop variant without spills.)
       if (!rows_aligned(p, (int)sizeof(QT), (int)sizeof(KVT), ob)) run_aligned<false, FEATS>(c, s);
-      else if (p.softcap != 0.0f || p.alibi_slopes != nullptr) run_aligned<true, FEATS>(c, s);
-      else run_aligned<true, kLite>(c, s);
+      else if (HEAD > 128 || p.softcap != 0.0f || p.alibi_slopes != nullptr) run_aligned<true, FEATS>(c, s);
+      else if constexpr (HEAD <= 128) run_aligned<true, kLite>(c, s);
     } else {
       run_aligned<true, FEATS>(c, s);
     }
