@@ -302,7 +302,7 @@ TEST(E2EDevices, ManyThreadsShareOneRuntime) {
       for (int k = 0; k < 2; ++k) {
         ut::ProblemSpec s = mixed(100 + i * 2 + k);
         s.seqs = {{1 + i, 40 + 13 * i}, {1, 70}};
-        s.q_dtype = s.out_dtype = (i + k) % 2 ? DType::bf16 : DType::f16;
+        s.q_dtype = s.out_dtype = s.kv_dtype = (i + k) % 2 ? DType::bf16 : DType::f16;
         auto prob = ut::make_problem(s, exec::guarded_allocator());
         RunSpec rs;
         rs.stream = stream;
@@ -376,13 +376,16 @@ TEST(E2EBundle, MissingArchitectureIsRefusedByNameOnThatDeviceOnly) {
     EXPECT_NE(r.error.find(compressed ? "hipErrorNoBinaryForGpu" : "has code objects for gfx950"), std::string::npos)
         << r.error;
     e2e::DeviceProblem dp(*prob);
-    const Status s = rt->run(dp.args(), nullptr, 0, nullptr, {});
+    SelectOptions two_d;  // no workspace needed: the refusal must come from the device
+    two_d.path = ForcePath::k2D;
+    const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
     EXPECT_EQ(s.code, kUnsupportedArch) << s.message;
     // The C API says the same.
     uattn_runtime_t* c = nullptr;
     ASSERT_EQ(uattn_runtime_create_from_buffer(bytes.data(), bytes.size(), &c), UATTN_OK);
     const uattn_args_t ca = dp.c_args();
-    EXPECT_EQ(uattn_run(c, &ca, nullptr, 0, nullptr, nullptr), UATTN_ERR_UNSUPPORTED_ARCH);
+    const uattn_options_t c_two_d{UATTN_PATH_2D, nullptr, 0};
+    EXPECT_EQ(uattn_run(c, &ca, nullptr, 0, nullptr, &c_two_d), UATTN_ERR_UNSUPPORTED_ARCH);
     EXPECT_NE(std::string(uattn_last_error_message()).find("gfx1030"), std::string::npos);
     uattn_runtime_destroy(c);
     ASSERT_EQ(hipSetDevice(0), hipSuccess);

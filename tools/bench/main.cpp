@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -180,6 +181,10 @@ int main(int argc, char** argv) {
   }
 
   // Device.
+#if UATTN_BENCH_CPU
+  // The CPU-backed device: a gfx950 and a gfx1030 unless $UATTN_HIPCPU_DEVICES says otherwise.
+  setenv("UATTN_HIPCPU_DEVICES", "gfx950:sramecc+:xnack-,gfx1030", /*overwrite=*/0);
+#endif
   int count = 0;
   if (hipGetDeviceCount(&count) != hipSuccess || count == 0) {
     fprintf(stderr, "uattn-bench: no HIP device is visible\n");
