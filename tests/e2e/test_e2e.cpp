@@ -406,6 +406,39 @@ TEST(E2EBundle, InvalidArgumentsLaunchNothing) {
   EXPECT_TRUE(hipcpu::launches().empty());
 }
 
+// The kernelParams form of hipModuleLaunchKernel (the runtime uses `extra`):
+// the same kernel, packed by make_params, gives the reference's answer.
+TEST(E2EModule, KernelParamsLaunchMatchesReference) {
+  for (Arch arch : {Arch::gfx950, Arch::gfx1030}) {
+    SCOPED_TRACE(to_string(arch));
+    ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
+    auto prob = ut::make_problem(mixed(60), exec::guarded_allocator());
+    prob->poison_output();
+    e2e::DeviceProblem dp(*prob);
+    ASSERT_EQ(dp.error(), "");
+    SelectOptions o;
+    o.path = ForcePath::k2D;
+    Selection sel;
+    ASSERT_TRUE(runtime().plan(dp.args(), &sel, o).ok());
+    AttnParams p = make_params(dp.args(), sel, nullptr);
+    const std::vector<uint8_t> bundle = read_file(runtime().bundle_path());
+    hipModule_t m = nullptr;
+    ASSERT_EQ(hipModuleLoadData(&m, bundle.data()), hipSuccess) << hipcpu::last_fault();
+    hipFunction_t f = nullptr;
+    ASSERT_EQ(hipModuleGetFunction(&f, m, sel.attention.row->name), hipSuccess);
+    void* args[] = {&p};
+    const KernelLaunch& k = sel.attention;
+    ASSERT_EQ(hipModuleLaunchKernel(f, k.grid.x, k.grid.y, k.grid.z, k.threads, 1, 1, 0, nullptr, args, nullptr),
+              hipSuccess) << hipcpu::last_fault();
+    ASSERT_EQ(hipStreamSynchronize(nullptr), hipSuccess) << hipcpu::last_fault();
+    ASSERT_TRUE(dp.download());
+    const exec::Tolerance t = exec::tolerance_for(prob->spec.q_dtype, prob->spec.out_dtype);
+    const ut::CompareResult c = ut::compare_output(*prob, prob->reference(), t.atol, t.rtol);
+    EXPECT_TRUE(c.ok) << c.first_failure;
+    EXPECT_EQ(hipModuleUnload(m), hipSuccess);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(E2E, PerArch, ::testing::Values(Arch::gfx950, Arch::gfx1030),
                          [](const auto& i) { return std::string(to_string(i.param)); });
 
