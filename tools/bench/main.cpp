@@ -96,6 +96,7 @@ struct Options {
   int attempts = 10, warmup = 3, device = -1, rotate = 4;
   double scale_budget = UATTN_BENCH_CPU ? 1200 : 0;
   bool list = false;
+  bool cpu_times = false;  // uattn-bench-cpu: run the timing path anyway (CPU wall times)
 };
 
 // Times `n` launches of one lane on `stream` with a HIP event pair, rotating
@@ -148,6 +149,9 @@ int main(int argc, char** argv) {
   app.add_option("--scenario-dir", shared_dir, "folder of default.json and models.json");
   app.add_option("--sets-dir", sets_dir, "folder of creative.json and fmha.json");
   app.add_flag("--list", o.list, "list the scenarios of --set and exit");
+  if (UATTN_BENCH_CPU)
+    app.add_flag("--cpu-times", o.cpu_times,
+                 "run the timing path on the CPU-backed device too (HIP events around CPU execution: not GPU times)");
   CLI11_PARSE(app, argc, argv);
   o.lanes.clear();
   {
@@ -219,9 +223,13 @@ int main(int argc, char** argv) {
   }
   printf("uattn-bench: device %d: %s (%s, %d CUs); bundle %s\n", dev, prop.name, prop.gcnArchName,
          prop.multiProcessorCount, rt->bundle_path().c_str());
-  if (UATTN_BENCH_CPU)
+  const bool timed = !UATTN_BENCH_CPU || o.cpu_times;
+  if (UATTN_BENCH_CPU && !o.cpu_times)
     printf("CPU-backed HIP device: lanes run for parity only; no times are reported (CPU execution is not a GPU "
            "time).\n");
+  else if (UATTN_BENCH_CPU)
+    printf("CPU-backed HIP device, --cpu-times: times are CPU wall times of the emulation, NOT GPU times; "
+           "%d launches after %d warmup\n", o.attempts, o.warmup);
   else
     printf("timing: HIP events on one stream, %d launches after %d warmup, %d input sets rotated\n", o.attempts,
            o.warmup, o.rotate);
@@ -255,7 +263,7 @@ int main(int argc, char** argv) {
         r.num_segments = out.sel.num_segments;
       }
       r.out = read_out(*prob);
-      if (r.ok && !UATTN_BENCH_CPU) {
+      if (r.ok && timed) {
         std::vector<std::unique_ptr<e2e::DeviceProblem>> sets;
         for (int i = 0; i < o.rotate; ++i) sets.push_back(std::make_unique<e2e::DeviceProblem>(*prob));
         size_t ws_bytes = 0;
@@ -343,7 +351,9 @@ int main(int argc, char** argv) {
                 {"device", {{"index", dev}, {"name", prop.name}, {"gcn_arch_name", prop.gcnArchName},
                             {"compute_units", prop.multiProcessorCount},
                             {"backend", UATTN_BENCH_CPU ? "cpu" : "hip"}}},
-                {"timing", UATTN_BENCH_CPU ? "none: CPU-backed HIP device, parity only" : "hip_events"},
+                {"timing", !UATTN_BENCH_CPU ? "hip_events"
+                           : o.cpu_times ? "cpu_wall: HIP events on the CPU-backed device, not GPU times"
+                                         : "none: CPU-backed HIP device, parity only"},
                 {"set", o.set},
                 {"lanes", o.lanes},
                 {"attempts", o.attempts},
