@@ -14,7 +14,7 @@ TOP = {"tool": str, "report_version": int, "device": dict, "timing": str, "set":
        "attempts": int, "warmup": int, "rotate": int, "scale_budget": NUM, "failures": int, "scenarios": list}
 DEVICE = {"index": int, "name": str, "gcn_arch_name": str, "compute_units": int, "backend": str}
 SCENARIO = {"scenario": str, "set": str, "dtype": str, "kv_dtype": str, "block_size": int, "head_size": int,
-            "num_query_heads": int, "num_kv_heads": int, "num_seqs": int, "total_q": int, "scale_divisor": int,
+            "num_query_heads": int, "num_kv_heads": int, "num_seqs": int, "total_q": int, "scale_divisor": int, "seq_divisor": int,
             "bytes": NUM, "flops": NUM, "seqs_q_kv": list}
 LANE = {"_vs_ref": dict, "_vs_lanes": dict, "_path": str, "_instance": str, "_reduce_instance": str,
         "_num_segments": int, "_ok": bool, "_error": str}

@@ -233,8 +233,9 @@ int main(int argc, char** argv) {
   else
     printf("timing: HIP events on one stream, %d launches after %d warmup, %d input sets rotated\n", o.attempts,
            o.warmup, o.rotate);
-  if (o.scale_budget > 0) printf("scaling: scenarios above %.0f KV-tile iterations are divided (divisor in column 'scale')\n",
-                                 o.scale_budget);
+  if (o.scale_budget > 0)
+    printf("scaling: scenarios above %.0f KV-tile iterations are scaled down; column 'scale': lengths divided by N, "
+           "'/sM': every M-th sequence kept\n", o.scale_budget);
 
   hipStream_t stream;
   (void)hipStreamCreate(&stream);
@@ -297,7 +298,7 @@ int main(int argc, char** argv) {
                 {"kv_dtype", to_string(sc.spec.kv_dtype)}, {"block_size", sc.spec.block_size},
                 {"head_size", sc.spec.head_size}, {"num_query_heads", sc.spec.num_q_heads},
                 {"num_kv_heads", sc.spec.num_kv_heads}, {"num_seqs", (int)sc.spec.seqs.size()},
-                {"total_q", prob->num_tokens}, {"scale_divisor", sc.scale}, {"bytes", bytes}, {"flops", flops}};
+                {"total_q", prob->num_tokens}, {"scale_divisor", sc.scale}, {"seq_divisor", sc.seq_divisor}, {"bytes", bytes}, {"flops", flops}};
     json seqs = json::array();
     for (auto [q, k] : sc.spec.seqs) seqs.push_back({q, k});
     rec["seqs_q_kv"] = seqs;
@@ -337,7 +338,8 @@ int main(int argc, char** argv) {
     for (auto& [sc, r] : tables[lane]) {
       std::string others;
       for (auto& [other, v] : r.vs_lanes) others += (others.empty() ? "" : " ") + other + " " + fmt("%.2e", v.first);
-      printf("| %-34s | %5d | %-4s | %4d | %9s | %8s | %8s | %9s | %9s | %-24s |%s\n", sc->name.c_str(), sc->scale,
+      const std::string scale = std::to_string(sc->scale) + (sc->seq_divisor > 1 ? "/s" + std::to_string(sc->seq_divisor) : "");
+      printf("| %-34s | %5s | %-4s | %4d | %9s | %8s | %8s | %9s | %9s | %-24s |%s\n", sc->name.c_str(), scale.c_str(),
              r.path.c_str(), r.num_segments, r.timed ? fmt("%.1fus", r.ms * 1e3).c_str() : "-",
              r.timed ? fmt("%.0f", r.gbps).c_str() : "-", r.timed ? fmt("%.1f", r.tflops).c_str() : "-",
              fmt("%.2e", r.vs_ref.max_abs).c_str(), fmt("%.2e", r.vs_ref.mean_abs).c_str(), others.c_str(),

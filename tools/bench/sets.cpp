@@ -34,11 +34,25 @@ testing::ProblemSpec to_spec(const explain::Scenario& sc) {
   return p;
 }
 
+constexpr size_t kMinSeqs = 4;  // thinning keeps at least this many sequences
+
 static double work(const testing::ProblemSpec& s) {
   const int qpk = s.num_q_heads / std::max(1, s.num_kv_heads);
   double w = 0;
   for (auto [q, k] : s.seqs) w += std::ceil(q * qpk / 8.0) * s.num_kv_heads * std::ceil(k / 32.0);
   return w;
+}
+
+int thin_to_budget(testing::ProblemSpec* p, double budget) {
+  if (budget <= 0) return 1;
+  const std::vector<std::pair<int, int>> all = p->seqs;
+  int keep_every = 1;
+  while (work(*p) > budget && all.size() / (size_t)(keep_every * 2) >= kMinSeqs) {
+    keep_every *= 2;
+    p->seqs.clear();
+    for (size_t i = 0; i < all.size(); i += keep_every) p->seqs.push_back(all[i]);
+  }
+  return keep_every;
 }
 
 int scale_to_budget(testing::ProblemSpec* p, double budget) {
@@ -85,6 +99,7 @@ bool load_set(const std::string& set, const std::string& shared_dir, const std::
       b.scenario = sc;
       b.spec = to_spec(sc);
       b.spec.seed = std::hash<std::string>{}(b.name);
+      b.seq_divisor = thin_to_budget(&b.spec, budget);
       b.scale = scale_to_budget(&b.spec, budget);
       out->push_back(std::move(b));
     }
