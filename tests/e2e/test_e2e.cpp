@@ -318,6 +318,26 @@ TEST(E2EDevices, ManyThreadsShareOneRuntime) {
   for (int i = 0; i < kThreads; ++i) EXPECT_EQ(errors[i], "") << "thread " << i;
 }
 
+TEST(E2EDevices, NoDeviceIsReportedByBothApis) {
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  auto prob = ut::make_problem(mixed(70), exec::guarded_allocator());
+  e2e::DeviceProblem dp(*prob);
+  std::unique_ptr<Runtime> rt;
+  ASSERT_TRUE(Runtime::create(&rt).ok());
+  uattn_runtime_t* c = nullptr;
+  ASSERT_EQ(uattn_runtime_create(nullptr, &c), UATTN_OK);
+  hipcpu::set_devices({});
+  const Status s = rt->run(dp.args(), nullptr, 0, nullptr, {});
+  const uattn_args_t ca = dp.c_args();
+  const uattn_status_t cs = uattn_run(c, &ca, nullptr, 0, nullptr, nullptr);
+  const std::string cmsg = uattn_last_error_message();
+  hipcpu::set_devices({{"gfx950:sramecc+:xnack-", 0, ""}, {"gfx1030", 0, ""}});
+  EXPECT_EQ(s.code, kNoDevice) << s.message;
+  EXPECT_NE(s.message.find("no ROCm-capable device"), std::string::npos) << s.message;
+  EXPECT_EQ(cs, UATTN_ERR_NO_DEVICE) << cmsg;
+  uattn_runtime_destroy(c);
+}
+
 // ------------------------------------------- a bundle missing one arch --
 std::vector<uint8_t> read_file(const std::string& p) {
   std::ifstream in(p, std::ios::binary);

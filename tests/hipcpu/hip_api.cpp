@@ -382,6 +382,7 @@ hipError_t hipMalloc(void** p, size_t bytes) {
   {
     std::lock_guard<std::mutex> l(g_mu);
     ensure_devices();
+    if (g_devices.empty()) return ret(hipErrorNoDevice);
     dev = t_device;
   }
   char name[64];
