@@ -190,8 +190,10 @@ int main(int argc, char** argv) {
   setenv("UATTN_HIPCPU_DEVICES", "gfx950:sramecc+:xnack-,gfx1030", /*overwrite=*/0);
 #endif
   int count = 0;
-  if (hipGetDeviceCount(&count) != hipSuccess || count == 0) {
-    fprintf(stderr, "uattn-bench: no HIP device is visible\n");
+  if (const hipError_t e = hipGetDeviceCount(&count); e != hipSuccess || count == 0) {
+    fprintf(stderr, "uattn-bench: no HIP device is visible (hipGetDeviceCount: %s, %d devices)%s\n",
+            hipGetErrorName(e), count,
+            UATTN_BENCH_CPU ? "" : "; without a GPU, uattn-bench-cpu runs the lanes for parity on the CPU");
     return 1;
   }
   int dev = o.device;
