@@ -21,8 +21,9 @@ struct DeviceConfig {
   std::string name;           // hipDeviceProp_t::name; "" = a product name for the architecture
 };
 
-// Replaces the device list (before or between uses; every stream, module and
-// allocation of the old devices must be gone). Without a call, the devices come
+// Replaces the device list (before or between uses: streams and modules made
+// for the old list must not be used afterwards; allocations stay valid; the
+// calling thread's current device becomes 0). Without a call, the devices come
 // from $UATTN_HIPCPU_DEVICES ("gfx950:sramecc+:xnack-,gfx1030", an optional
 // "@CUS" per entry), else one gfx950:sramecc+:xnack- device.
 void set_devices(const std::vector<DeviceConfig>& devices);
