@@ -1,0 +1,465 @@
+// End to end: the real runtime (libuattn's sources, built as uattn_cpudev)
+// on the CPU-backed HIP device (tests/hipcpu). Every call goes the runtime's
+// own way: probe the device, pick the bundle entry for its target id,
+// hipModuleLoadData, hipModuleGetFunction, pack AttnParams as the kernel
+// argument buffer, compute the grid, carve the workspace, launch attention and
+// reduce on the caller's stream. Results are compared with the fp64 reference.
+//
+// Process-wide devices: 0 = gfx950:sramecc+:xnack- (256 CUs), 1 = gfx1030 (72 CUs).
+#include <gtest/gtest.h>
+#include <hip/hip_runtime_api.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+#include "device_problem.hpp"
+#include "hipcpu.hpp"
+#include "sets.hpp"  // tools/bench
+
+using namespace uattn;
+namespace ut = uattn::testing;
+using uattn::e2e::RunOutcome;
+using uattn::e2e::RunSpec;
+
+namespace {
+
+constexpr double kWorkBudget = 1200;  // scenario scaling for CPU execution (sets.hpp)
+
+struct Devices : ::testing::Environment {
+  void SetUp() override {
+    hipcpu::set_devices({{"gfx950:sramecc+:xnack-", 0, ""}, {"gfx1030", 0, ""}});
+  }
+};
+const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new Devices);
+
+int device_of(Arch a) { return a == Arch::gfx950 ? 0 : 1; }
+const char* lane_name(ForcePath p) { return p == ForcePath::kAuto ? "auto" : p == ForcePath::k2D ? "2d" : "3d"; }
+
+Runtime& runtime() {
+  static std::unique_ptr<Runtime> rt = [] {
+    std::unique_ptr<Runtime> r;
+    const Status s = Runtime::create(&r);  // the bundle search: ends at this build tree's bundle
+    if (!s.ok()) throw std::runtime_error(s.message);
+    return r;
+  }();
+  return *rt;
+}
+
+uattn_runtime_t* c_runtime() {
+  static uattn_runtime_t* rt = [] {
+    uattn_runtime_t* r = nullptr;
+    if (uattn_runtime_create(nullptr, &r) != UATTN_OK) throw std::runtime_error(uattn_last_error_message());
+    return r;
+  }();
+  return rt;
+}
+
+// Runs `spec` on `arch` through the chosen API and checks what was launched.
+void expect_runs(const ut::ProblemSpec& spec, Arch arch, ForcePath lane, bool c_api, int pad_rows = 0,
+                 const std::string& what = "") {
+  ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
+  auto prob = ut::make_problem(spec, exec::guarded_allocator());
+  RunSpec rs;
+  rs.opt.path = lane;
+  rs.c_api = c_api;
+  rs.c_runtime = c_runtime();
+  rs.pad_rows = pad_rows;
+  hipStream_t stream = nullptr;
+  ASSERT_EQ(hipStreamCreate(&stream), hipSuccess);
+  rs.stream = stream;
+  hipcpu::clear_launches();
+  Runtime* rt = &runtime();
+  const RunOutcome r = e2e::run_on_device(rt, *prob, rs);
+  ASSERT_EQ(hipStreamDestroy(stream), hipSuccess);
+  ASSERT_TRUE(r.ok) << what << " " << ut::describe(spec) << ": " << r.error;
+  // What ran is what the runtime planned, on this device and stream, in order.
+  const std::vector<hipcpu::LaunchRecord> l = hipcpu::launches();
+  if (prob->num_tokens == 0 || spec.seqs.empty()) {
+    EXPECT_TRUE(l.empty());
+    return;
+  }
+  ASSERT_TRUE(r.sel.ok);
+  if (lane == ForcePath::k2D) {
+    EXPECT_EQ(r.sel.path, Path::k2D);
+  }
+  if (lane == ForcePath::k3D) {
+    EXPECT_EQ(r.sel.path, Path::k3D);
+  }
+  ASSERT_EQ(l.size(), r.sel.path == Path::k3D ? 2u : 1u);
+  auto same = [&](const hipcpu::LaunchRecord& rec, const KernelLaunch& k) {
+    EXPECT_EQ(rec.kernel, k.row->name);
+    EXPECT_EQ(rec.device, device_of(arch));
+    EXPECT_EQ(rec.stream, stream);
+    EXPECT_EQ(rec.grid[0], k.grid.x);
+    EXPECT_EQ(rec.grid[1], k.grid.y);
+    EXPECT_EQ(rec.grid[2], k.grid.z);
+    EXPECT_EQ(rec.block, k.threads);
+  };
+  same(l[0], r.sel.attention);
+  if (r.sel.path == Path::k3D) same(l[1], r.sel.reduce);
+}
+
+// ---------------------------------------------------------- scenario sets --
+struct Case { size_t idx; Arch arch; ForcePath lane; };
+
+const std::vector<bench::BenchScenario>& scenarios() {
+  static const std::vector<bench::BenchScenario> s = [] {
+    std::vector<bench::BenchScenario> out;
+    std::string err;
+    for (const char* set : {"default", "models"})
+      if (!bench::load_set(set, UATTN_SCENARIO_DIR, UATTN_SETS_DIR, kWorkBudget, &out, &err))
+        throw std::runtime_error(err);
+    return out;
+  }();
+  return s;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  for (size_t i = 0; i < scenarios().size(); ++i)
+    for (Arch a : {Arch::gfx950, Arch::gfx1030})
+      for (ForcePath p : {ForcePath::kAuto, ForcePath::k2D, ForcePath::k3D}) c.push_back({i, a, p});
+  return c;
+}
+
+class Scenario : public ::testing::TestWithParam<Case> {};
+
+// auto runs through the C API, the forced lanes through the C++ API.
+TEST_P(Scenario, MatchesReference) {
+  const Case c = GetParam();
+  const bench::BenchScenario& s = scenarios()[c.idx];
+  expect_runs(s.spec, c.arch, c.lane, /*c_api=*/c.lane == ForcePath::kAuto, 0,
+              s.name + " (scale 1/" + std::to_string(s.scale) + ")");
+}
+
+INSTANTIATE_TEST_SUITE_P(Sets, Scenario, ::testing::ValuesIn(cases()), [](const auto& i) {
+  std::string n = scenarios()[i.param.idx].set + "_" + scenarios()[i.param.idx].name + "_" + to_string(i.param.arch) +
+                  "_" + lane_name(i.param.lane);
+  for (char& ch : n) if (!isalnum((unsigned char)ch)) ch = '_';
+  return n;
+});
+
+// ------------------------------------------------- dtypes, padding, q_len 0 --
+struct Variant { Arch arch; ForcePath lane; };
+std::vector<Variant> variants() {
+  std::vector<Variant> v;
+  for (Arch a : {Arch::gfx950, Arch::gfx1030})
+    for (ForcePath p : {ForcePath::kAuto, ForcePath::k2D, ForcePath::k3D}) v.push_back({a, p});
+  return v;
+}
+std::string variant_name(const ::testing::TestParamInfo<Variant>& i) {
+  return std::string(to_string(i.param.arch)) + "_" + lane_name(i.param.lane);
+}
+class Paths : public ::testing::TestWithParam<Variant> {};
+
+ut::ProblemSpec mixed(uint64_t seed) {
+  ut::ProblemSpec s;
+  s.head_size = 128;
+  s.block_size = 16;
+  s.num_q_heads = 8;
+  s.num_kv_heads = 2;
+  s.seqs = {{1, 300}, {7, 90}, {33, 33}};
+  s.seed = seed;
+  return s;
+}
+
+TEST_P(Paths, Fp8KvCache) {
+  ut::ProblemSpec s = mixed(11);
+  s.q_dtype = s.out_dtype = DType::bf16;
+  s.kv_dtype = DType::fp8e4m3;
+  s.k_scale = 0.05f;
+  s.v_scale = 0.08f;
+  expect_runs(s, GetParam().arch, GetParam().lane, false);
+  s.q_dtype = s.out_dtype = DType::f16;
+  s.seed = 12;
+  expect_runs(s, GetParam().arch, GetParam().lane, true);
+}
+
+TEST_P(Paths, Fp8Output) {
+  ut::ProblemSpec s = mixed(13);
+  s.out_dtype = DType::fp8e4m3;
+  s.output_scale = 0.02f;
+  expect_runs(s, GetParam().arch, GetParam().lane, false);
+  s.kv_dtype = DType::fp8e4m3;  // fp8 in and out
+  s.k_scale = s.v_scale = 0.0625f;
+  s.seed = 14;
+  expect_runs(s, GetParam().arch, GetParam().lane, true);
+}
+
+TEST_P(Paths, PaddedBatchLeavesPaddingRowsAlone) {
+  ut::ProblemSpec s = mixed(15);
+  s.window = 40;
+  s.sinks = true;
+  expect_runs(s, GetParam().arch, GetParam().lane, false, /*pad_rows=*/5);
+  s.seed = 16;
+  expect_runs(s, GetParam().arch, GetParam().lane, true, /*pad_rows=*/3);
+}
+
+TEST_P(Paths, ZeroLengthQueries) {
+  ut::ProblemSpec s = mixed(17);
+  s.seqs = {{0, 64}, {3, 100}, {0, 1}, {1, 17}, {0, 0}};
+  expect_runs(s, GetParam().arch, GetParam().lane, false);
+  s.seqs = {{0, 50}, {0, 3}};  // no query at all: nothing is launched
+  expect_runs(s, GetParam().arch, GetParam().lane, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(E2E, Paths, ::testing::ValuesIn(variants()), variant_name);
+
+// ------------------------------------------------------------- workspace --
+class PerArch : public ::testing::TestWithParam<Arch> {};
+
+TEST_P(PerArch, WorkspaceIsReusedAcrossCalls) {
+  const Arch arch = GetParam();
+  ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
+  ut::ProblemSpec a = mixed(21), b = mixed(22);
+  a.seqs = {{1, 900}, {1, 400}};
+  b.seqs = {{5, 300}, {40, 60}, {1, 1000}};
+  b.num_q_heads = 16;
+  SelectOptions o8, o3;
+  o8.path = o3.path = ForcePath::k3D;
+  o8.num_segments = 8;
+  o3.num_segments = 3;
+  auto pa = ut::make_problem(a, exec::guarded_allocator());
+  auto pb = ut::make_problem(b, exec::guarded_allocator());
+  size_t need_a = 0, need_b = 0;
+  {
+    e2e::DeviceProblem da(*pa), db(*pb);
+    ASSERT_TRUE(runtime().workspace_size(da.args(), &need_a, o8).ok());
+    ASSERT_TRUE(runtime().workspace_size(db.args(), &need_b, o3).ok());
+    // Too small a workspace is refused before anything is launched.
+    void* small = nullptr;
+    ASSERT_EQ(hipMalloc(&small, need_a / 2), hipSuccess);
+    hipcpu::clear_launches();
+    const Status s = runtime().run(da.args(), small, need_a / 2, nullptr, o8);
+    EXPECT_EQ(s.code, kInvalidArgument);
+    EXPECT_NE(s.message.find("workspace_bytes = " + std::to_string(need_a / 2)), std::string::npos) << s.message;
+    EXPECT_TRUE(hipcpu::launches().empty());
+    ASSERT_EQ(hipFree(small), hipSuccess);
+  }
+  ASSERT_GT(need_a, 0u);
+  ASSERT_GT(need_b, 0u);
+  const size_t bytes = std::max(need_a, need_b);
+  void* ws = nullptr;
+  ASSERT_EQ(hipMalloc(&ws, bytes), hipSuccess);
+  for (int round = 0; round < 2; ++round)
+    for (auto [prob, opt] : {std::pair{pa.get(), o8}, std::pair{pb.get(), o3}}) {
+      RunSpec rs;
+      rs.opt = opt;
+      rs.workspace = ws;
+      rs.workspace_bytes = bytes;
+      const RunOutcome r = e2e::run_on_device(&runtime(), *prob, rs);
+      EXPECT_TRUE(r.ok) << "round " << round << ": " << r.error;
+      EXPECT_EQ(r.sel.num_segments, opt.num_segments);
+    }
+  ASSERT_EQ(hipFree(ws), hipSuccess);
+}
+
+// ------------------------------------------------------ devices, threads --
+TEST(E2EDevices, TwoArchitecturesInOneProcess) {
+  hipcpu::clear_launches();
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> t;
+  for (int dev = 0; dev < 2; ++dev)
+    t.emplace_back([&, dev] {
+      if (hipSetDevice(dev) != hipSuccess) { errors[dev] = "hipSetDevice"; return; }
+      ut::ProblemSpec s = mixed(30 + dev);
+      auto prob = ut::make_problem(s, exec::guarded_allocator());
+      for (ForcePath p : {ForcePath::k2D, ForcePath::k3D}) {
+        RunSpec rs;
+        rs.opt.path = p;
+        const RunOutcome r = e2e::run_on_device(&runtime(), *prob, rs);
+        if (!r.ok) errors[dev] += std::string(lane_name(p)) + ": " + r.error + "; ";
+      }
+    });
+  for (std::thread& x : t) x.join();
+  EXPECT_EQ(errors[0], "");
+  EXPECT_EQ(errors[1], "");
+  int per_dev[2] = {0, 0};
+  for (const hipcpu::LaunchRecord& l : hipcpu::launches()) {
+    ++per_dev[l.device];
+    EXPECT_NE(l.kernel.find(l.device == 0 ? "gfx950" : "gfx1030"), std::string::npos) << l.kernel;
+  }
+  EXPECT_EQ(per_dev[0], 3);  // 2D: 1 launch, 3D: attention + reduce
+  EXPECT_EQ(per_dev[1], 3);
+}
+
+TEST(E2EDevices, ManyThreadsShareOneRuntime) {
+  constexpr int kThreads = 8;
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> t;
+  for (int i = 0; i < kThreads; ++i)
+    t.emplace_back([&, i] {
+      const int dev = i % 2;
+      if (hipSetDevice(dev) != hipSuccess) { errors[i] = "hipSetDevice"; return; }
+      hipStream_t stream;
+      if (hipStreamCreateWithFlags(&stream, i % 4 < 2 ? hipStreamDefault : hipStreamNonBlocking) != hipSuccess) {
+        errors[i] = "hipStreamCreate";
+        return;
+      }
+      for (int k = 0; k < 2; ++k) {
+        ut::ProblemSpec s = mixed(100 + i * 2 + k);
+        s.seqs = {{1 + i, 40 + 13 * i}, {1, 70}};
+        s.q_dtype = s.out_dtype = s.kv_dtype = (i + k) % 2 ? DType::bf16 : DType::f16;
+        auto prob = ut::make_problem(s, exec::guarded_allocator());
+        RunSpec rs;
+        rs.stream = stream;
+        rs.opt.path = k ? ForcePath::k3D : ForcePath::kAuto;
+        rs.c_api = i % 3 == 0;
+        rs.c_runtime = c_runtime();
+        const RunOutcome r = e2e::run_on_device(&runtime(), *prob, rs);
+        if (!r.ok) errors[i] += r.error + "; ";
+      }
+      (void)hipStreamDestroy(stream);
+    });
+  for (std::thread& x : t) x.join();
+  for (int i = 0; i < kThreads; ++i) EXPECT_EQ(errors[i], "") << "thread " << i;
+}
+
+TEST(E2EDevices, NoDeviceIsReportedByBothApis) {
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  auto prob = ut::make_problem(mixed(70), exec::guarded_allocator());
+  e2e::DeviceProblem dp(*prob);
+  std::unique_ptr<Runtime> rt;
+  ASSERT_TRUE(Runtime::create(&rt).ok());
+  uattn_runtime_t* c = nullptr;
+  ASSERT_EQ(uattn_runtime_create(nullptr, &c), UATTN_OK);
+  hipcpu::set_devices({});
+  const Status s = rt->run(dp.args(), nullptr, 0, nullptr, {});
+  const uattn_args_t ca = dp.c_args();
+  const uattn_status_t cs = uattn_run(c, &ca, nullptr, 0, nullptr, nullptr);
+  const std::string cmsg = uattn_last_error_message();
+  hipcpu::set_devices({{"gfx950:sramecc+:xnack-", 0, ""}, {"gfx1030", 0, ""}});
+  EXPECT_EQ(s.code, kNoDevice) << s.message;
+  EXPECT_NE(s.message.find("no ROCm-capable device"), std::string::npos) << s.message;
+  EXPECT_EQ(cs, UATTN_ERR_NO_DEVICE) << cmsg;
+  uattn_runtime_destroy(c);
+}
+
+// ------------------------------------------- a bundle missing one arch --
+std::vector<uint8_t> read_file(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+void put64(std::vector<uint8_t>& b, uint64_t v) {
+  for (int i = 0; i < 8; ++i) b.push_back(uint8_t(v >> (8 * i)));
+}
+
+// An uncompressed offload bundle (clang-offload-bundler layout) of a host
+// entry and the gfx950 code object only.
+std::vector<uint8_t> gfx950_only_bundle() {
+  const std::vector<uint8_t> co = read_file(std::string(UATTN_BUILD_DIR) + "/uattn_gfx950.co");
+  const std::string ids[2] = {"host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx950"};
+  std::vector<uint8_t> b(std::begin("__CLANG_OFFLOAD_BUNDLE__"), std::end("__CLANG_OFFLOAD_BUNDLE__") - 1);
+  put64(b, 2);
+  const size_t table = b.size() + 2 * 24 + ids[0].size() + ids[1].size();
+  const size_t co_at = (table + 4095) / 4096 * 4096;
+  put64(b, table); put64(b, 0); put64(b, ids[0].size()); b.insert(b.end(), ids[0].begin(), ids[0].end());
+  put64(b, co_at); put64(b, co.size()); put64(b, ids[1].size()); b.insert(b.end(), ids[1].begin(), ids[1].end());
+  b.resize(co_at);
+  b.insert(b.end(), co.begin(), co.end());
+  return b;
+}
+
+// The same, compressed ("CCOB" version 3, zstd).
+std::vector<uint8_t> compress(const std::vector<uint8_t>& plain) {
+  std::vector<uint8_t> z(ZSTD_compressBound(plain.size()));
+  const size_t n = ZSTD_compress(z.data(), z.size(), plain.data(), plain.size(), 3);
+  std::vector<uint8_t> b = {'C', 'C', 'O', 'B', 3, 0, 1, 0};
+  put64(b, 32 + n);
+  put64(b, plain.size());
+  put64(b, 0);  // hash: not checked by the loader
+  b.insert(b.end(), z.begin(), z.begin() + n);
+  return b;
+}
+
+TEST(E2EBundle, MissingArchitectureIsRefusedByNameOnThatDeviceOnly) {
+  for (bool compressed : {false, true}) {
+    SCOPED_TRACE(compressed ? "compressed" : "uncompressed");
+    std::vector<uint8_t> bytes = gfx950_only_bundle();
+    if (compressed) bytes = compress(bytes);
+    std::unique_ptr<Runtime> rt;
+    ASSERT_TRUE(Runtime::create_from_buffer(&rt, bytes).ok());
+    // gfx950 runs.
+    ASSERT_EQ(hipSetDevice(0), hipSuccess);
+    auto prob = ut::make_problem(mixed(40), exec::guarded_allocator());
+    RunOutcome r = e2e::run_on_device(rt.get(), *prob, RunSpec{});
+    EXPECT_TRUE(r.ok) << r.error;
+    // gfx1030 is refused, naming the device, its target and what the bundle has.
+    ASSERT_EQ(hipSetDevice(1), hipSuccess);
+    r = e2e::run_on_device(rt.get(), *prob, RunSpec{});
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("gfx1030"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find(compressed ? "hipErrorNoBinaryForGpu" : "has code objects for gfx950"), std::string::npos)
+        << r.error;
+    e2e::DeviceProblem dp(*prob);
+    SelectOptions two_d;  // no workspace needed: the refusal must come from the device
+    two_d.path = ForcePath::k2D;
+    const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
+    EXPECT_EQ(s.code, kUnsupportedArch) << s.message;
+    // The C API says the same.
+    uattn_runtime_t* c = nullptr;
+    ASSERT_EQ(uattn_runtime_create_from_buffer(bytes.data(), bytes.size(), &c), UATTN_OK);
+    const uattn_args_t ca = dp.c_args();
+    const uattn_options_t c_two_d{UATTN_PATH_2D, nullptr, 0};
+    EXPECT_EQ(uattn_run(c, &ca, nullptr, 0, nullptr, &c_two_d), UATTN_ERR_UNSUPPORTED_ARCH);
+    EXPECT_NE(std::string(uattn_last_error_message()).find("gfx1030"), std::string::npos);
+    uattn_runtime_destroy(c);
+    ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  }
+}
+
+TEST(E2EBundle, InvalidArgumentsLaunchNothing) {
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  auto prob = ut::make_problem(mixed(50), exec::guarded_allocator());
+  e2e::DeviceProblem dp(*prob);
+  AttentionArgs a = dp.args();
+  a.k_cache.shape[2] = 3;  // 8 query heads over 3 KV heads
+  a.v_cache.shape[2] = 3;
+  hipcpu::clear_launches();
+  const Status s = runtime().run(a, nullptr, 0, nullptr, {});
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_NE(s.message.find("= 3"), std::string::npos) << s.message;
+  EXPECT_TRUE(hipcpu::launches().empty());
+}
+
+// The kernelParams form of hipModuleLaunchKernel (the runtime uses `extra`):
+// the same kernel, packed by make_params, gives the reference's answer.
+TEST(E2EModule, KernelParamsLaunchMatchesReference) {
+  for (Arch arch : {Arch::gfx950, Arch::gfx1030}) {
+    SCOPED_TRACE(to_string(arch));
+    ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
+    auto prob = ut::make_problem(mixed(60), exec::guarded_allocator());
+    prob->poison_output();
+    e2e::DeviceProblem dp(*prob);
+    ASSERT_EQ(dp.error(), "");
+    SelectOptions o;
+    o.path = ForcePath::k2D;
+    Selection sel;
+    ASSERT_TRUE(runtime().plan(dp.args(), &sel, o).ok());
+    AttnParams p = make_params(dp.args(), sel, nullptr);
+    const std::vector<uint8_t> bundle = read_file(runtime().bundle_path());
+    hipModule_t m = nullptr;
+    ASSERT_EQ(hipModuleLoadData(&m, bundle.data()), hipSuccess) << hipcpu::last_fault();
+    hipFunction_t f = nullptr;
+    ASSERT_EQ(hipModuleGetFunction(&f, m, sel.attention.row->name), hipSuccess);
+    void* args[] = {&p};
+    const KernelLaunch& k = sel.attention;
+    ASSERT_EQ(hipModuleLaunchKernel(f, k.grid.x, k.grid.y, k.grid.z, k.threads, 1, 1, 0, nullptr, args, nullptr),
+              hipSuccess) << hipcpu::last_fault();
+    ASSERT_EQ(hipStreamSynchronize(nullptr), hipSuccess) << hipcpu::last_fault();
+    ASSERT_TRUE(dp.download());
+    const exec::Tolerance t = exec::tolerance_for(prob->spec.q_dtype, prob->spec.out_dtype);
+    const ut::CompareResult c = ut::compare_output(*prob, prob->reference(), t.atol, t.rtol);
+    EXPECT_TRUE(c.ok) << c.first_failure;
+    EXPECT_EQ(hipModuleUnload(m), hipSuccess);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(E2E, PerArch, ::testing::Values(Arch::gfx950, Arch::gfx1030),
+                         [](const auto& i) { return std::string(to_string(i.param)); });
+
+}  // namespace

@@ -1,0 +1,53 @@
+// The CPU-backed HIP device: a library exporting the subset of the HIP runtime
+// API that libuattn calls (hip/hip_runtime_api.h, HIP 6.4 signatures), linked
+// in place of libamdhip64 for test builds of the runtime. Kernels run on the
+// CPU execution engine (tests/hostexec) as their host-compiled twins
+// (tests/exec/host_registry); the code object handed to hipModuleLoadData is
+// read and checked as a driver would (code_object.hpp). What it mirrors and
+// what it cannot: docs/testing.md, "The CPU-backed HIP device".
+//
+// This header is the control side for tests and uattn-bench (no HIP types).
+#pragma once
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+namespace uattn::hipcpu {
+
+struct DeviceConfig {
+  std::string gcn_arch_name;  // hipDeviceProp_t::gcnArchName, e.g. "gfx950:sramecc+:xnack-", "gfx1030"
+  int compute_units = 0;      // multiProcessorCount; 0 = the product's count (256 for gfx950, 72 for gfx1030)
+  std::string name;           // hipDeviceProp_t::name; "" = a product name for the architecture
+};
+
+// Replaces the device list (before or between uses: streams and modules made
+// for the old list must not be used afterwards; allocations stay valid; the
+// calling thread's current device becomes 0). Without a call, the devices come
+// from $UATTN_HIPCPU_DEVICES ("gfx950:sramecc+:xnack-,gfx1030", an optional
+// "@CUS" per entry), else one gfx950:sramecc+:xnack- device.
+void set_devices(const std::vector<DeviceConfig>& devices);
+std::vector<DeviceConfig> devices();
+
+// One line per kernel launch executed (in execution order): for tests.
+struct LaunchRecord {
+  int device;
+  std::string kernel;
+  uint32_t grid[3];
+  uint32_t block;
+  uint32_t lds_bytes;
+  const void* stream;
+};
+std::vector<LaunchRecord> launches();
+void clear_launches();
+
+// The text of the last asynchronous fault (a kernel that failed on the CPU
+// engine, an invalid device pointer in its arguments): "" when none. HIP
+// reports such faults as an error code from the next synchronising call; the
+// message is kept here so tests can print what happened.
+std::string last_fault();
+
+// True for a pointer inside a live hipMalloc allocation of `bytes` from `p`.
+bool is_device_memory(const void* p, size_t bytes);
+
+}  // namespace uattn::hipcpu

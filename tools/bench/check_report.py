@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Checks a uattn-bench --report file against its schema (docs/bench.md, "JSON report").
+
+Usage: check_report.py REPORT [--set NAME] [--arch gfx950|gfx1030] [--backend cpu|hip]
+Exit 0 when the report is well-formed and every lane passed; 1 otherwise, one line per problem.
+"""
+import argparse
+import json
+import math
+import sys
+
+NUM = (int, float)
+TOP = {"tool": str, "report_version": int, "device": dict, "timing": str, "set": str, "lanes": list,
+       "attempts": int, "warmup": int, "rotate": int, "scale_budget": NUM, "failures": int, "scenarios": list}
+DEVICE = {"index": int, "name": str, "gcn_arch_name": str, "compute_units": int, "backend": str}
+SCENARIO = {"scenario": str, "set": str, "dtype": str, "kv_dtype": str, "block_size": int, "head_size": int,
+            "num_query_heads": int, "num_kv_heads": int, "num_seqs": int, "total_q": int, "scale_divisor": int, "seq_divisor": int,
+            "bytes": NUM, "flops": NUM, "seqs_q_kv": list}
+LANE = {"_vs_ref": dict, "_vs_lanes": dict, "_path": str, "_instance": str, "_reduce_instance": str,
+        "_num_segments": int, "_ok": bool, "_error": str}
+TIMED = ("_ms", "_gbps", "_tflops")
+
+
+def check(doc, args):
+    errs = []
+
+    def need(obj, spec, where):
+        for key, typ in spec.items():
+            if key not in obj:
+                errs.append(f"{where}: '{key}' is missing")
+            elif not isinstance(obj[key], typ) or (typ is int and isinstance(obj[key], bool)):
+                errs.append(f"{where}: '{key}' = {obj[key]!r} is not {typ}")
+
+    need(doc, TOP, "report")
+    if errs:
+        return errs
+    need(doc["device"], DEVICE, "device")
+    if doc["tool"] != "uattn-bench":
+        errs.append(f"report: tool = {doc['tool']!r}, expected 'uattn-bench'")
+    if args.set and doc["set"] != args.set:
+        errs.append(f"report: set = {doc['set']!r}, expected {args.set!r}")
+    if args.arch and not doc["device"].get("gcn_arch_name", "").startswith(args.arch):
+        errs.append(f"device: gcn_arch_name = {doc['device'].get('gcn_arch_name')!r}, expected {args.arch}")
+    backend = doc["device"].get("backend")
+    if args.backend and backend != args.backend:
+        errs.append(f"device: backend = {backend!r}, expected {args.backend!r}")
+    if not doc["scenarios"]:
+        errs.append("report: no scenarios")
+    if args.set == "default" and len(doc["scenarios"]) != 13:
+        errs.append(f"report: {len(doc['scenarios'])} scenarios, the default set has 13")
+    for i, sc in enumerate(doc["scenarios"]):
+        where = f"scenarios[{i}] ({sc.get('scenario', '?')})"
+        need(sc, SCENARIO, where)
+        if sc.get("scale_divisor", 1) < 1:
+            errs.append(f"{where}: scale_divisor = {sc['scale_divisor']} < 1")
+        for lane in doc["lanes"]:
+            k = "uattn_" + lane
+            need(sc, {k + s: t for s, t in LANE.items()}, where)
+            for s in TIMED:
+                v = sc.get(k + s, "missing")
+                cpu_times = doc["timing"].startswith("cpu_wall")
+                if backend == "cpu" and not cpu_times and v is not None:
+                    errs.append(f"{where}: {k + s} = {v!r}; the CPU-backed device reports no times (null)")
+                if (backend == "hip" or cpu_times) and not (isinstance(v, NUM) and v > 0):
+                    errs.append(f"{where}: {k + s} = {v!r}, expected a positive number")
+            ref = sc.get(k + "_vs_ref", {})
+            for m in ("max_abs", "mean_abs"):
+                if not isinstance(ref.get(m), NUM) or not math.isfinite(ref[m]) or ref[m] < 0:
+                    errs.append(f"{where}: {k}_vs_ref.{m} = {ref.get(m)!r}, expected a finite number >= 0")
+            others = sc.get(k + "_vs_lanes", {})
+            for other in doc["lanes"]:
+                if other != lane and other not in others:
+                    errs.append(f"{where}: {k}_vs_lanes has no '{other}'")
+            if sc.get(k + "_ok") is not True:
+                errs.append(f"{where}: lane {lane} failed: {sc.get(k + '_error')}")
+            if lane != "auto" and sc.get(k + "_path") not in ("2d", "3d", lane):
+                errs.append(f"{where}: lane {lane} ran path {sc.get(k + '_path')!r}")
+            if lane in ("2d", "3d") and sc.get(k + "_path") != lane:
+                errs.append(f"{where}: forced lane {lane} ran path {sc.get(k + '_path')!r}")
+    if doc["failures"] != 0:
+        errs.append(f"report: failures = {doc['failures']}")
+    return errs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("report")
+    ap.add_argument("--set")
+    ap.add_argument("--arch")
+    ap.add_argument("--backend", choices=["cpu", "hip"])
+    args = ap.parse_args()
+    try:
+        with open(args.report) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"{args.report}: cannot read: {e}")
+        return 1
+    errs = check(doc, args)
+    for e in errs:
+        print(f"{args.report}: {e}")
+    if not errs:
+        print(f"{args.report}: OK ({len(doc['scenarios'])} scenarios, lanes {','.join(doc['lanes'])})")
+    return 1 if errs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
