@@ -76,6 +76,7 @@ class ArchInfo:
     head_pad_multiple: int  # head size is padded up to a multiple of this
     lds_row_extra: int      # extra elements per LDS row (bank spreading)
     stages_q_in_lds: bool   # the wave32 body also stages Q in LDS
+    stages_kv_in_lds: bool  # K/V tiles staged in LDS (the wave32 body loads them straight)
     lds_budget: int         # bytes of LDS one workgroup may use
     head_sizes: tuple       # head sizes this arch serves
     tiles: dict             # tile name -> Tile
@@ -90,10 +91,10 @@ def _tiles(rows_per_wave: int, block_n: int, large_waves: int) -> dict:
 
 ARCH_INFO = {
     "gfx950": ArchInfo("gfx950", wave_size=64, rows_per_wave=32, head_pad_multiple=32,
-                       lds_row_extra=8, stages_q_in_lds=False, lds_budget=160 * 1024,
+                       lds_row_extra=8, stages_q_in_lds=False, stages_kv_in_lds=True, lds_budget=160 * 1024,
                        head_sizes=HEAD_SIZES, tiles=_tiles(32, 32, 4)),
     "gfx1030": ArchInfo("gfx1030", wave_size=32, rows_per_wave=8, head_pad_multiple=4,
-                        lds_row_extra=2, stages_q_in_lds=True, lds_budget=64 * 1024,
+                        lds_row_extra=32, stages_q_in_lds=True, stages_kv_in_lds=False, lds_budget=64 * 1024,
                         head_sizes=HEAD_SIZES, tiles=_tiles(8, 32, 4)),
 }
 

@@ -31,12 +31,14 @@ def lds_row(arch: str, head_size: int) -> int:
 def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int) -> int:
     """Static LDS bytes of an attention workgroup.
 
-    K and V tiles [block_n][lds_row] of 2-byte elements; the wave32 body
-    (gfx1030) also stages Q [block_m][lds_row]. Source: config.hpp.
+    K and V tiles [block_n][lds_row] of 2-byte elements where the arch stages
+    them; the wave32 body (gfx1030) stages Q and P rows [block_m][lds_row]
+    instead. Source: config.hpp.
     """
     row = lds_row(arch, head_size)
     q = block_m * row * 2 if ARCH_INFO[arch].stages_q_in_lds else 0
-    return 2 * block_n * row * 2 + q
+    kv = 2 * block_n * row * 2 if ARCH_INFO[arch].stages_kv_in_lds else 0
+    return kv + q
 
 
 def instance_lds_bytes(inst: Instance) -> int:
@@ -85,7 +87,7 @@ def _rule_set(arch: str) -> list:
              f"{arch} serves head sizes {', '.join(map(str, info.head_sizes))}",
              _head_size_served),
         Rule("lds-budget",
-             f"K/V tiles{' and the Q tile' if info.stages_q_in_lds else ''} must fit the "
+             f"{'Q/P rows' if info.stages_q_in_lds else 'K/V tiles'} must fit the "
              f"{info.lds_budget // 1024} KiB LDS budget of {arch} (config.hpp attn_lds_bytes)",
              _lds_fits),
         Rule("large-tile-2d-only", "3D split-KV segments use the small tile", _large_tile_2d_only),

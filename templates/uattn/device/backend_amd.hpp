@@ -77,6 +77,65 @@ template <class T>
 void mfma_32x32x16(const vec<T, 8>&, const vec<T, 8>&, vec<float, 16>&) = delete;
 #endif
 
+// ---- wave32 packed-math body (gfx1030); source: AMD "RDNA2" Instruction Set
+// Architecture reference guide (2020), s.6 VOP2/VOP3P opcodes, s.12 DPP. ----
+
+// N consecutive dwords from global memory (N = 1, 2, 4: global_load_dword{,x2,x4});
+// `p` needs 4-byte alignment only.
+template <int N>
+UATTN_INLINE vec<uint32_t, N> ld_dwords(const void* p) {
+  typedef uint32_t vN __attribute__((ext_vector_type(N)));
+  typedef vN vNa __attribute__((aligned(4)));
+  const vNa x = *static_cast<const vNa*>(p);
+  vec<uint32_t, N> r;
+  for (int i = 0; i < N; ++i) r[i] = x[i];
+  return r;
+}
+template <int N>
+UATTN_INLINE void st_dwords(void* p, const vec<uint32_t, N>& v) {
+  typedef uint32_t vN __attribute__((ext_vector_type(N)));
+  typedef vN vNa __attribute__((aligned(4)));
+  vN x;
+  for (int i = 0; i < N; ++i) x[i] = v[i];
+  *static_cast<vNa*>(p) = x;
+}
+
+// lane i receives v from lane i ^ M (M = 1, 2, 4, 8, 16) of its wave32:
+// DPP quad_perm (1, 2), DPP row_xmask (4, 8; RDNA DPP16), v_permlanex16_b32 (16).
+template <int M>
+UATTN_INLINE uint32_t xor_lanes(uint32_t v) {
+  static_assert(M == 1 || M == 2 || M == 4 || M == 8 || M == 16, "xor_lanes: mask");
+  if constexpr (M == 1) return (uint32_t)__builtin_amdgcn_update_dpp(0, (int)v, 0xB1, 0xF, 0xF, false);
+  else if constexpr (M == 2) return (uint32_t)__builtin_amdgcn_update_dpp(0, (int)v, 0x4E, 0xF, 0xF, false);
+  else if constexpr (M == 4 || M == 8) return (uint32_t)__builtin_amdgcn_update_dpp(0, (int)v, 0x160 | M, 0xF, 0xF, false);
+  else return (uint32_t)__builtin_amdgcn_permlanex16((int)v, (int)v, 0x76543210, (int)0xfedcba98u, false, false);
+}
+// v_readlane_b32: every lane receives v of lane `src` (a wave-uniform index).
+UATTN_INLINE uint32_t readlane(uint32_t v, int src) { return (uint32_t)__builtin_amdgcn_readlane((int)v, src); }
+
+typedef _Float16 h2_t __attribute__((ext_vector_type(2)));
+#if defined(__gfx1030__)
+// v_dot2_f32_f16: c + a.lo * b.lo + a.hi * b.hi (a, b: two packed f16).
+UATTN_INLINE float fdot2(uint32_t a, uint32_t b, float c) {
+  return __builtin_amdgcn_fdot2(__builtin_bit_cast(h2_t, a), __builtin_bit_cast(h2_t, b), c, false);
+}
+#else
+float fdot2(uint32_t, uint32_t, float) = delete;
+#endif
+// v_pk_mul_f16 / v_pk_fma_f16 on two packed f16 (round to nearest even).
+UATTN_INLINE uint32_t pk_mul_f16(uint32_t a, uint32_t b) {
+  return __builtin_bit_cast(uint32_t, __builtin_bit_cast(h2_t, a) * __builtin_bit_cast(h2_t, b));
+}
+UATTN_INLINE uint32_t pk_fma_f16(uint32_t a, uint32_t b, uint32_t c) {
+  return __builtin_bit_cast(uint32_t, __builtin_elementwise_fma(__builtin_bit_cast(h2_t, a),
+                                                                __builtin_bit_cast(h2_t, b),
+                                                                __builtin_bit_cast(h2_t, c)));
+}
+// v_cvt_pkrtz_f16_f32: (f16(lo), f16(hi)) packed, rounding toward zero.
+UATTN_INLINE uint32_t cvt_pkrtz(float lo, float hi) {
+  return __builtin_bit_cast(uint32_t, __builtin_amdgcn_cvt_pkrtz(lo, hi));
+}
+
 // LDS access hooks: plain loads/stores on hardware.
 UATTN_INLINE void lds_check(const char*, uint32_t, uint32_t, bool) {}
 

@@ -54,6 +54,62 @@ inline void mfma_32x32x16(const vec<bf16, 8>& a, const vec<bf16, 8>& b, vec<floa
   host::mfma_32x32x16_bf16(a.v, b.v, c.v);
 }
 
+// ---- wave32 packed-math body: host emulation of backend_amd.hpp's set (same
+// semantics, AMD RDNA2 ISA reference guide s.6 and s.12). ----
+template <int N>
+inline vec<uint32_t, N> ld_dwords(const void* p) {
+  vec<uint32_t, N> r;
+  __builtin_memcpy(r.v, p, sizeof(r.v));
+  return r;
+}
+template <int N>
+inline void st_dwords(void* p, const vec<uint32_t, N>& v) {
+  __builtin_memcpy(p, v.v, sizeof(v.v));
+}
+template <int M>
+inline uint32_t xor_lanes(uint32_t v) {
+  static_assert(M == 1 || M == 2 || M == 4 || M == 8 || M == 16, "xor_lanes: mask");
+  return host::shfl_bits(v, lane_id() ^ M);
+}
+inline uint32_t readlane(uint32_t v, int src) { return host::shfl_bits(v, src); }
+
+inline float h16_to_f32(uint16_t h) { return (float)__builtin_bit_cast(_Float16, h); }
+inline uint16_t f32_to_h16_rne(float f) { return __builtin_bit_cast(uint16_t, (_Float16)f); }
+// v_dot2_f32_f16: the f16 products are exact in f32; the ISA names no intermediate
+// rounding, so the three-term sum is rounded once (computed in double).
+inline float fdot2(uint32_t a, uint32_t b, float c) {
+  const double s = (double)h16_to_f32((uint16_t)a) * (double)h16_to_f32((uint16_t)b) +
+                   (double)h16_to_f32((uint16_t)(a >> 16)) * (double)h16_to_f32((uint16_t)(b >> 16)) + (double)c;
+  return (float)s;
+}
+// v_pk_mul_f16 / v_pk_fma_f16: per half, one rounding to f16 (nearest even); the f16
+// product is exact in float, so float arithmetic then one conversion matches.
+inline uint32_t pk_mul_f16(uint32_t a, uint32_t b) {
+  const uint16_t lo = f32_to_h16_rne(h16_to_f32((uint16_t)a) * h16_to_f32((uint16_t)b));
+  const uint16_t hi = f32_to_h16_rne(h16_to_f32((uint16_t)(a >> 16)) * h16_to_f32((uint16_t)(b >> 16)));
+  return (uint32_t)lo | ((uint32_t)hi << 16);
+}
+inline uint32_t pk_fma_f16(uint32_t a, uint32_t b, uint32_t c) {
+  auto one = [](uint16_t x, uint16_t y, uint16_t z) {
+    return f32_to_h16_rne((float)((double)h16_to_f32(x) * (double)h16_to_f32(y) + (double)h16_to_f32(z)));
+  };
+  return (uint32_t)one((uint16_t)a, (uint16_t)b, (uint16_t)c) |
+         ((uint32_t)one((uint16_t)(a >> 16), (uint16_t)(b >> 16), (uint16_t)(c >> 16)) << 16);
+}
+// v_cvt_pkrtz_f16_f32: round toward zero; finite values beyond the f16 range give
+// +-65504, infinities and NaN are kept.
+inline uint16_t f32_to_h16_rtz(float f) {
+  uint16_t h = f32_to_h16_rne(f);
+  const float back = h16_to_f32(h);
+  if (f != f || back == f) return h;
+  if (__builtin_isinf(back) && !__builtin_isinf(f)) return (uint16_t)((h & 0x8000u) | 0x7BFFu);
+  if ((back < 0 ? -back : back) > (f < 0 ? -f : f)) h = (uint16_t)(h - 1);  // one ulp toward zero
+  return h;
+}
+inline uint32_t cvt_pkrtz(float lo, float hi) {
+  return (uint32_t)f32_to_h16_rtz(lo) | ((uint32_t)f32_to_h16_rtz(hi) << 16);
+}
+
 inline void lds_check(const char* base, uint32_t offset, uint32_t bytes, bool write) {
   (void)base;
   host::lds_access(offset, bytes, write);

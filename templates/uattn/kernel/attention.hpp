@@ -21,6 +21,7 @@
 //  gfx1030 (wave32, no matrix cores, QW 8, LPQ 4): lane holds keys part + 4 i
 //    (i < 8) and output dims part + 4 i (i < head_pad/4).
 #pragma once
+#include "uattn/kernel/attention_dot2.hpp"
 #include "uattn/kernel/common.hpp"
 
 namespace uattn {
@@ -88,7 +89,13 @@ struct AttnKernel {
     }
   }
 
+  // The wave32 architecture runs the packed-math body (attention_dot2.hpp).
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
+    if constexpr (kWave == 32) AttnBodyDot2<A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES>::run(p, lds);
+    else run_matrix(p, lds);
+  }
+
+  UATTN_INLINE static void run_matrix(const AttnParams& p, char* lds) {
     const int qpk = p.num_q_heads / p.num_kv_heads;
     const int kvh = dl::block_id_y();
     const int64_t x = dl::block_id_x();

@@ -15,14 +15,15 @@ constexpr int rows_per_wave(Arch a) { return a == Arch::gfx950 ? 32 : 8; }
 // Head size rounded up to the kernels' register tiling (MFMA: 32-wide output
 // tiles; wave32 body: 4 lanes per row).
 constexpr int head_pad(Arch a, int d) { return a == Arch::gfx950 ? (d + 31) / 32 * 32 : (d + 3) / 4 * 4; }
-// LDS row stride in elements (padded to spread LDS banks).
-constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + (a == Arch::gfx950 ? 8 : 2); }
+// LDS row stride in elements: gfx950 K/V rows padded to spread LDS banks;
+// gfx1030 a Q row plus the row's 32 f16 probabilities of one KV tile.
+constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + (a == Arch::gfx950 ? 8 : 32); }
 
-// LDS bytes of an attention instance: K and V tiles [block_n][lds_row] in the
-// compute dtype (2 bytes); the wave32 body also stages Q [block_m][lds_row].
+// LDS bytes of an attention instance (2-byte elements): gfx950 stages the K and V
+// tiles [block_n][lds_row]; the wave32 body (attention_dot2.hpp) reads K/V
+// straight from memory and stages Q and P only, [block_m][lds_row].
 constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n) {
-  return (uint32_t)(2 * block_n * lds_row(a, head) * 2 +
-                    (a == Arch::gfx1030 ? block_m * lds_row(a, head) * 2 : 0));
+  return (uint32_t)(a == Arch::gfx1030 ? block_m * lds_row(a, head) * 2 : 2 * block_n * lds_row(a, head) * 2);
 }
 // LDS budget per workgroup: gfx950 160 KiB per CU, gfx1030 64 KiB per workgroup
 // (SPEC.md s.3).
