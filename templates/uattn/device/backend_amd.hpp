@@ -110,6 +110,13 @@ UATTN_INLINE uint32_t xor_lanes(uint32_t v) {
   else if constexpr (M == 4 || M == 8) return (uint32_t)__builtin_amdgcn_update_dpp(0, (int)v, 0x160 | M, 0xF, 0xF, false);
   else return (uint32_t)__builtin_amdgcn_permlanex16((int)v, (int)v, 0x76543210, (int)0xfedcba98u, false, false);
 }
+// Compiler-only ordering of memory operations (an empty asm with a memory clobber:
+// no instruction): keeps the scheduler from hoisting later loads above it, which
+// bounds the registers held by loads in flight.
+UATTN_INLINE void mem_order() { __asm__ volatile("" ::: "memory"); }
+// The same value, opaque to the optimiser (an empty asm): address arithmetic
+// through it cannot be hoisted above this point.
+UATTN_INLINE uint32_t opaque(uint32_t v) { __asm__ volatile("" : "+s"(v)); return v; }
 // v_readlane_b32: every lane receives v of lane `src` (a wave-uniform index).
 UATTN_INLINE uint32_t readlane(uint32_t v, int src) { return (uint32_t)__builtin_amdgcn_readlane((int)v, src); }
 

@@ -72,6 +72,8 @@ inline uint32_t xor_lanes(uint32_t v) {
   return host::shfl_bits(v, lane_id() ^ M);
 }
 inline uint32_t readlane(uint32_t v, int src) { return host::shfl_bits(v, src); }
+inline uint32_t opaque(uint32_t v) { return v; }
+inline void mem_order() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }  // lanes run one at a time: nothing to order
 
 inline float h16_to_f32(uint16_t h) { return (float)__builtin_bit_cast(_Float16, h); }
 inline uint16_t f32_to_h16_rne(float f) { return __builtin_bit_cast(uint16_t, (_Float16)f); }

@@ -307,42 +307,66 @@ struct AttnBodyDot2 {
     const int d0 = d_lane + kDPL <= HEAD ? d_lane : HEAD - kDPL;
     const int64_t v_lane_off = (int64_t)d0 * (int64_t)sizeof(KVT);
 
-    for (int tile = t0; tile < t1; ++tile) {
-      const int k0 = tile * BN;
+    // Byte offsets of the K and V rows of key k0 + lane (clamped into [kv_lo,
+    // kv_hi): every load reads a real token), one tile ahead of their use.
+    auto key_offsets = [&](int k0, int64_t& koff, int64_t& voff) {
       const int j = k0 + lane;
-      // The lane's key, clamped into [kv_lo, kv_hi): every load reads a real token.
       const int jl = j < kv_lo ? kv_lo : (j >= kv_hi ? kv_hi - 1 : j);
       const int64_t blk = bt[jl / bs];
       const int slot = jl % bs;
-      const int64_t koff = (blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + (int64_t)kvh * p.k_stride_head) *
-                           (int64_t)sizeof(KVT);
-      const int64_t voff = (blk * p.v_stride_block + (int64_t)slot * p.v_stride_slot + (int64_t)kvh * p.v_stride_head) *
-                           (int64_t)sizeof(KVT);
+      koff = (blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + (int64_t)kvh * p.k_stride_head) *
+             (int64_t)sizeof(KVT);
+      voff = (blk * p.v_stride_block + (int64_t)slot * p.v_stride_slot + (int64_t)kvh * p.v_stride_head) *
+             (int64_t)sizeof(KVT);
+    };
+    // K row of this lane's key: kKG 16-byte pieces, read in steps of kKB pieces;
+    // P.V in steps of kVB key pairs. The steps are rolled loops: with every step
+    // unrolled the compiler issues all K/V/Q loads of the tile at once and spills.
+    constexpr int kKG = kFp8 ? kNC / 2 : kNC;
+    constexpr int kKB = kKG % 4 == 0 ? 4 : kKG % 2 == 0 ? 2 : 1;
+    constexpr int kVB = 4;
+    auto v_row = [&](int64_t voff, int key) -> const char* {
+      const int64_t o = (int64_t)(((uint64_t)dl::readlane((uint32_t)((uint64_t)voff >> 32), key) << 32) |
+                                  dl::readlane((uint32_t)voff, key));
+      return vc + o + v_lane_off;
+    };
+    int64_t koff_n = 0, voff_n = 0;
+    if (t0 < t1) key_offsets(t0 * BN, koff_n, voff_n);
+
+    for (int tile = t0; tile < t1; ++tile) {
+      const int k0 = tile * BN;
+      const int j = k0 + lane;
+      const int64_t koff = koff_n, voff = voff_n;
       const char* krow = kc + koff;
 
       // ---- QK: s[r] = q_r . k_j ----
       float s[kR];
       UATTN_UNROLL
       for (int r = 0; r < kR; ++r) s[r] = 0.0f;
-      UATTN_UNROLL
-      for (int c = 0; c < kNC; c += (kFp8 ? 2 : 1)) {
-        uint32_t kw[kFp8 ? 8 : 4];
-        if constexpr (kFp8) {
-          const auto raw = dl::ld_dwords<4>(krow + 8 * c);  // 16 codes = chunks c, c+1
-          UATTN_UNROLL
-          for (int e = 0; e < 8; ++e) kw[e] = dot2::fp8_pair_to_f16_div256(dot2::fp8_bytes_to_pair(raw[e / 2], e % 2));
-        } else {
-          const auto raw = dl::ld_dwords<4>(krow + 16 * c);
-          UATTN_UNROLL
-          for (int e = 0; e < 4; ++e) kw[e] = kBf16 ? dot2::bf16_pair_to_f16(raw[e]) : raw[e];
-        }
+      _Pragma("unroll 1")
+      for (int g0 = 0; g0 < kKG; g0 += kKB) {
+        dl::vec<uint32_t, 4> kraw[kKB];
         UATTN_UNROLL
-        for (int cc = 0; cc < (kFp8 ? 2 : 1); ++cc) {
-          UATTN_UNROLL
-          for (int r = 0; r < kR; ++r) {
-            const U4 q = q_lds.ld((uint32_t)(r * kNC + c + cc));
+        for (int g = 0; g < kKB; ++g) kraw[g] = dl::ld_dwords<4>(krow + 16 * (g0 + g));
+        UATTN_UNROLL
+        for (int g = 0; g < kKB; ++g) {
+          uint32_t kw[kFp8 ? 8 : 4];
+          if constexpr (kFp8) {
             UATTN_UNROLL
-            for (int e = 0; e < 4; ++e) s[r] = dl::fdot2(q.v[e], kw[4 * cc + e], s[r]);
+            for (int e = 0; e < 8; ++e) kw[e] = dot2::fp8_pair_to_f16_div256(dot2::fp8_bytes_to_pair(kraw[g][e / 2], e % 2));
+          } else {
+            UATTN_UNROLL
+            for (int e = 0; e < 4; ++e) kw[e] = kBf16 ? dot2::bf16_pair_to_f16(kraw[g][e]) : kraw[g][e];
+          }
+          UATTN_UNROLL
+          for (int cc = 0; cc < (kFp8 ? 2 : 1); ++cc) {
+            const int c = (kFp8 ? 2 : 1) * (g0 + g) + cc;
+            UATTN_UNROLL
+            for (int r = 0; r < kR; ++r) {
+              const U4 q = q_lds.ld((uint32_t)(r * kNC + c));
+              UATTN_UNROLL
+              for (int e = 0; e < 4; ++e) s[r] = dl::fdot2(q.v[e], kw[4 * cc + e], s[r]);
+            }
           }
         }
       }
@@ -399,22 +423,25 @@ struct AttnBodyDot2 {
       }
       dl::wave_barrier();  // P written by the wave's lanes, read by all of them
 
-      // ---- PV: acc[r][e] += sum_j p_r[j] v_j[d0 + e] ----
-      UATTN_UNROLL
-      for (int i = 0; i < 16; ++i) {
-        const U4 pa = p_lds.ld((uint32_t)(2 * i));
-        const U4 pb = p_lds.ld((uint32_t)(2 * i + 1));
-        const uint32_t pr[kR] = {pa.v[0], pa.v[1], pa.v[2], pa.v[3], pb.v[0], pb.v[1], pb.v[2], pb.v[3]};
-        const int64_t va = (int64_t)(((uint64_t)dl::readlane((uint32_t)((uint64_t)voff >> 32), 2 * i) << 32) |
-                                     dl::readlane((uint32_t)voff, 2 * i));
-        const int64_t vb = (int64_t)(((uint64_t)dl::readlane((uint32_t)((uint64_t)voff >> 32), 2 * i + 1) << 32) |
-                                     dl::readlane((uint32_t)voff, 2 * i + 1));
-        uint32_t w[kDPL];
-        v_pairs(vc + va + v_lane_off, vc + vb + v_lane_off, w);
+      // Next tile's K/V rows (block-table read in flight during P.V).
+      if (tile + 1 < t1) key_offsets(k0 + BN, koff_n, voff_n);
+
+      // ---- PV: acc[r][e] += sum_j p_r[j] v_j[d0 + e], kVB key pairs per step ----
+      _Pragma("unroll 1")
+      for (int i0 = 0; i0 < 16; i0 += kVB) {
+        uint32_t vw[kVB][kDPL];
         UATTN_UNROLL
-        for (int r = 0; r < kR; ++r)
+        for (int i = 0; i < kVB; ++i) v_pairs(v_row(voff, 2 * (i0 + i)), v_row(voff, 2 * (i0 + i) + 1), vw[i]);
+        UATTN_UNROLL
+        for (int i = 0; i < kVB; ++i) {
+          const U4 pa = p_lds.ld((uint32_t)(2 * (i0 + i)));
+          const U4 pb = p_lds.ld((uint32_t)(2 * (i0 + i) + 1));
+          const uint32_t pr[kR] = {pa.v[0], pa.v[1], pa.v[2], pa.v[3], pb.v[0], pb.v[1], pb.v[2], pb.v[3]};
           UATTN_UNROLL
-          for (int e = 0; e < kDPL; ++e) acc[r][e] = dl::fdot2(pr[r], w[e], acc[r][e]);
+          for (int r = 0; r < kR; ++r)
+            UATTN_UNROLL
+            for (int e = 0; e < kDPL; ++e) acc[r][e] = dl::fdot2(pr[r], vw[i][e], acc[r][e]);
+        }
       }
     }
 
