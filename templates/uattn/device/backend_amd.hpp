@@ -105,9 +105,10 @@ UATTN_INLINE void st_dwords(void* p, const vec<uint32_t, N>& v) {
 template <int M>
 UATTN_INLINE uint32_t xor_lanes(uint32_t v) {
   static_assert(M == 1 || M == 2 || M == 4 || M == 8 || M == 16, "xor_lanes: mask");
-  if constexpr (M == 1) return (uint32_t)__builtin_amdgcn_update_dpp(0, (int)v, 0xB1, 0xF, 0xF, false);
-  else if constexpr (M == 2) return (uint32_t)__builtin_amdgcn_update_dpp(0, (int)v, 0x4E, 0xF, 0xF, false);
-  else if constexpr (M == 4 || M == 8) return (uint32_t)__builtin_amdgcn_update_dpp(0, (int)v, 0x160 | M, 0xF, 0xF, false);
+  // bound_ctrl: every source lane exists, so no "old" value is needed.
+  if constexpr (M == 1) return (uint32_t)__builtin_amdgcn_mov_dpp((int)v, 0xB1, 0xF, 0xF, true);
+  else if constexpr (M == 2) return (uint32_t)__builtin_amdgcn_mov_dpp((int)v, 0x4E, 0xF, 0xF, true);
+  else if constexpr (M == 4 || M == 8) return (uint32_t)__builtin_amdgcn_mov_dpp((int)v, 0x160 | M, 0xF, 0xF, true);
   else return (uint32_t)__builtin_amdgcn_permlanex16((int)v, (int)v, 0x76543210, (int)0xfedcba98u, false, false);
 }
 // Compiler-only ordering of memory operations (an empty asm with a memory clobber:
@@ -117,6 +118,16 @@ UATTN_INLINE void mem_order() { __asm__ volatile("" ::: "memory"); }
 // The same value, opaque to the optimiser (an empty asm): address arithmetic
 // through it cannot be hoisted above this point.
 UATTN_INLINE uint32_t opaque(uint32_t v) { __asm__ volatile("" : "+s"(v)); return v; }
+// The value must exist here (an empty asm that reads and writes it in a VGPR):
+// its producers cannot sink below this point, nor its users rise above it.
+UATTN_INLINE void pin(float& v) { __asm__ volatile("" : "+v"(v)); }
+UATTN_INLINE void pin(int32_t& v) { __asm__ volatile("" : "+v"(v)); }
+// v_med3_f32(a, b, +inf) = max(a, b) for non-NaN operands, without the
+// quieting of IEEE-mode fmaxf.
+UATTN_INLINE float max_nonan(float a, float b) { return __builtin_amdgcn_fmed3f(a, b, __builtin_inff()); }
+// v_perm_b32: byte i of the result is byte sel[i] of the 8-byte value (hi:lo)
+// for selectors 0-7 (0x0C gives 0x00; other selectors are not used here).
+UATTN_INLINE uint32_t perm(uint32_t hi, uint32_t lo, uint32_t sel) { return __builtin_amdgcn_perm(hi, lo, sel); }
 // v_readlane_b32: every lane receives v of lane `src` (a wave-uniform index).
 UATTN_INLINE uint32_t readlane(uint32_t v, int src) { return (uint32_t)__builtin_amdgcn_readlane((int)v, src); }
 

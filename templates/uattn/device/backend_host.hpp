@@ -72,6 +72,19 @@ inline uint32_t xor_lanes(uint32_t v) {
   return host::shfl_bits(v, lane_id() ^ M);
 }
 inline uint32_t readlane(uint32_t v, int src) { return host::shfl_bits(v, src); }
+inline float max_nonan(float a, float b) { return a > b ? a : b; }
+inline void pin(float&) {}
+inline void pin(int32_t&) {}
+inline uint32_t perm(uint32_t hi, uint32_t lo, uint32_t sel) {
+  const uint64_t x = ((uint64_t)hi << 32) | lo;
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t s = (sel >> (8 * i)) & 0xFFu;
+    const uint32_t b = s < 8 ? (uint32_t)(x >> (8 * s)) & 0xFFu : s == 0x0C ? 0x00u : 0xFFu;
+    r |= b << (8 * i);
+  }
+  return r;
+}
 inline uint32_t opaque(uint32_t v) { return v; }
 inline void mem_order() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }  // lanes run one at a time: nothing to order
 

@@ -77,12 +77,13 @@ UATTN_INLINE uint32_t bf16_pair_to_f16(uint32_t w) {
 UATTN_INLINE uint32_t h16(float f) { return (uint32_t)__builtin_bit_cast(uint16_t, (dl::f16)f); }
 
 // Max / sum over the 32 lanes of a wave (every lane gets the result).
+// (scores are never NaN)
 UATTN_INLINE float wave_max(float v) {
-  v = fmaxf_(v, dl::bits_as_float(dl::xor_lanes<1>(dl::float_as_bits(v))));
-  v = fmaxf_(v, dl::bits_as_float(dl::xor_lanes<2>(dl::float_as_bits(v))));
-  v = fmaxf_(v, dl::bits_as_float(dl::xor_lanes<4>(dl::float_as_bits(v))));
-  v = fmaxf_(v, dl::bits_as_float(dl::xor_lanes<8>(dl::float_as_bits(v))));
-  v = fmaxf_(v, dl::bits_as_float(dl::xor_lanes<16>(dl::float_as_bits(v))));
+  v = dl::max_nonan(v, dl::bits_as_float(dl::xor_lanes<1>(dl::float_as_bits(v))));
+  v = dl::max_nonan(v, dl::bits_as_float(dl::xor_lanes<2>(dl::float_as_bits(v))));
+  v = dl::max_nonan(v, dl::bits_as_float(dl::xor_lanes<4>(dl::float_as_bits(v))));
+  v = dl::max_nonan(v, dl::bits_as_float(dl::xor_lanes<8>(dl::float_as_bits(v))));
+  v = dl::max_nonan(v, dl::bits_as_float(dl::xor_lanes<16>(dl::float_as_bits(v))));
   return v;
 }
 UATTN_INLINE float wave_sum(float v) {
@@ -126,34 +127,32 @@ struct AttnBodyDot2 {
   static constexpr bool kSink = (FEATS & kFeatSinks) != 0;
   using U4 = dot2::U4;
 
-  // kDPL V elements of one key at `row` (bytes), dims d0.. -> kDPL/2 f16 pairs
-  // interleaving keys a and b: out[e] = (v_a[d0+e], v_b[d0+e]) for e < kDPL.
-  UATTN_INLINE static void v_pairs(const char* ra, const char* rb, uint32_t (&w)[kDPL]) {
-    if constexpr (kFp8) {
-      // kDPL bytes per key: 2, 4 or 8.
-      uint32_t a[(kDPL + 3) / 4], b[(kDPL + 3) / 4];
-      if constexpr (kDPL == 2) {
-        a[0] = (uint32_t)*reinterpret_cast<const uint16_t*>(ra);
-        b[0] = (uint32_t)*reinterpret_cast<const uint16_t*>(rb);
-      } else {
-        const auto x = dl::ld_dwords<kDPL / 4>(ra);
-        const auto y = dl::ld_dwords<kDPL / 4>(rb);
-        UATTN_UNROLL
-        for (int i = 0; i < kDPL / 4; ++i) { a[i] = x[i]; b[i] = y[i]; }
-      }
-      UATTN_UNROLL
-      for (int e = 0; e < kDPL; ++e) w[e] = dot2::fp8_pair_to_f16_div256(dot2::fp8_interleave(a[e / 4], b[e / 4], e % 4));
+  // V of one key, this lane's kDPL dims, raw (kVDw dwords; 2 fp8 codes of d64
+  // in the low half of one dword).
+  static constexpr int kVDw = kDPL * (int)sizeof(KVT) >= 4 ? kDPL * (int)sizeof(KVT) / 4 : 1;
+  UATTN_INLINE static void v_load(const char* row, uint32_t (&raw)[kVDw]) {
+    if constexpr (kDPL * sizeof(KVT) < 4) {
+      raw[0] = (uint32_t)*reinterpret_cast<const uint16_t*>(row);
     } else {
-      const auto x = dl::ld_dwords<kDPL / 2>(ra);
-      const auto y = dl::ld_dwords<kDPL / 2>(rb);
+      const auto x = dl::ld_dwords<kVDw>(row);
+      UATTN_UNROLL
+      for (int i = 0; i < kVDw; ++i) raw[i] = x[i];
+    }
+  }
+  // Keys a, b -> kDPL f16 pairs: w[e] = (v_a[d0 + e], v_b[d0 + e]).
+  UATTN_INLINE static void v_pairs(const uint32_t (&x)[kVDw], const uint32_t (&y)[kVDw], uint32_t (&w)[kDPL]) {
+    if constexpr (kFp8) {
+      UATTN_UNROLL
+      for (int e = 0; e < kDPL; ++e) w[e] = dot2::fp8_pair_to_f16_div256(dot2::fp8_interleave(x[e / 4], y[e / 4], e % 4));
+    } else {
       UATTN_UNROLL
       for (int i = 0; i < kDPL / 2; ++i) {
         if constexpr (kBf16) {
           w[2 * i] = dl::cvt_pkrtz(dl::bits_as_float(x[i] << 16), dl::bits_as_float(y[i] << 16));
           w[2 * i + 1] = dl::cvt_pkrtz(dl::bits_as_float(x[i] & 0xFFFF0000u), dl::bits_as_float(y[i] & 0xFFFF0000u));
         } else {
-          w[2 * i] = (x[i] & 0xFFFFu) | (y[i] << 16);
-          w[2 * i + 1] = (x[i] >> 16) | (y[i] & 0xFFFF0000u);
+          w[2 * i] = dl::perm(y[i], x[i], 0x05040100u);      // (x.lo, y.lo)
+          w[2 * i + 1] = dl::perm(y[i], x[i], 0x07060302u);  // (x.hi, y.hi)
         }
       }
     }
@@ -305,70 +304,94 @@ struct AttnBodyDot2 {
     // the head compute values nobody stores).
     const int d_lane = lane * kDPL;
     const int d0 = d_lane + kDPL <= HEAD ? d_lane : HEAD - kDPL;
-    const int64_t v_lane_off = (int64_t)d0 * (int64_t)sizeof(KVT);
+    const uint32_t v_lane_off = (uint32_t)d0 * (uint32_t)sizeof(KVT);
 
     // Byte offsets of the K and V rows of key k0 + lane (clamped into [kv_lo,
     // kv_hi): every load reads a real token), one tile ahead of their use.
-    auto key_offsets = [&](int k0, int64_t& koff, int64_t& voff) {
+    // Byte offsets of the K and V rows of key k0 + lane, clamped into [kv_lo,
+    // kv_hi) so every load reads a real token. The block-table read is issued a
+    // tile ahead (key_block) and turned into offsets later (key_offsets).
+    struct KeyRef { int32_t blk; int32_t slot; };
+    auto key_block = [&](int k0) -> KeyRef {
       const int j = k0 + lane;
       const int jl = j < kv_lo ? kv_lo : (j >= kv_hi ? kv_hi - 1 : j);
-      const int64_t blk = bt[jl / bs];
-      const int slot = jl % bs;
-      koff = (blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + (int64_t)kvh * p.k_stride_head) *
+      return KeyRef{bt[jl / bs], jl % bs};
+    };
+    auto key_offsets = [&](KeyRef kr, int64_t& koff, int64_t& voff) {
+      dl::pin(kr.blk);  // computed here, not where the block-table read was issued
+      dl::pin(kr.slot);
+      const int64_t blk = kr.blk;
+      koff = (blk * p.k_stride_block + (int64_t)kr.slot * p.k_stride_slot + (int64_t)kvh * p.k_stride_head) *
              (int64_t)sizeof(KVT);
-      voff = (blk * p.v_stride_block + (int64_t)slot * p.v_stride_slot + (int64_t)kvh * p.v_stride_head) *
+      voff = (blk * p.v_stride_block + (int64_t)kr.slot * p.v_stride_slot + (int64_t)kvh * p.v_stride_head) *
              (int64_t)sizeof(KVT);
     };
-    // K row of this lane's key: kKG 16-byte pieces, read in steps of kKB pieces;
-    // P.V in steps of kVB key pairs. The steps are rolled loops: with every step
-    // unrolled the compiler issues all K/V/Q loads of the tile at once and spills.
-    constexpr int kKG = kFp8 ? kNC / 2 : kNC;
-    constexpr int kKB = kKG % 4 == 0 ? 4 : kKG % 2 == 0 ? 2 : 1;
-    constexpr int kVB = 4;
+    // Software pipeline (every loop below is unrolled; the tile loop is
+    // straight-line): K pieces (16 bytes of this lane's key row) are loaded kLK
+    // steps ahead of their QK step, the first ones during the previous tile's
+    // P.V; V key pairs kLV steps ahead of their P.V step. dl::pin + mem_order +
+    // sched_barrier end every step, so the compiler keeps that order (left free
+    // it issues every load of the tile at once and runs out of registers).
+    constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
+    constexpr int kLK = kKG < 8 ? kKG : 8;     // K pieces in flight
+    constexpr int kLV = 4;                     // V key pairs in flight
     auto v_row = [&](int64_t voff, int key) -> const char* {
       const int64_t o = (int64_t)(((uint64_t)dl::readlane((uint32_t)((uint64_t)voff >> 32), key) << 32) |
                                   dl::readlane((uint32_t)voff, key));
-      return vc + o + v_lane_off;
+      return (vc + o) + v_lane_off;  // uniform row + 32-bit lane offset (global_load saddr form)
+    };
+    auto step_end = [&](float* v, int n) {
+      UATTN_UNROLL
+      for (int i = 0; i < n; ++i) dl::pin(v[i]);
+      dl::mem_order();
+      dl::sched_barrier();
     };
     int64_t koff_n = 0, voff_n = 0;
-    if (t0 < t1) key_offsets(t0 * BN, koff_n, voff_n);
+    dl::vec<uint32_t, 4> kr[kKG];
+    if (t0 < t1) {
+      key_offsets(key_block(t0 * BN), koff_n, voff_n);
+      UATTN_UNROLL
+      for (int g = 0; g < kLK; ++g) kr[g] = dl::ld_dwords<4>(kc + koff_n + 16 * g);
+    }
 
     for (int tile = t0; tile < t1; ++tile) {
       const int k0 = tile * BN;
       const int j = k0 + lane;
       const int64_t koff = koff_n, voff = voff_n;
       const char* krow = kc + koff;
+      const KeyRef next = key_block(tile + 1 < t1 ? k0 + BN : k0);  // in flight during QK
 
       // ---- QK: s[r] = q_r . k_j ----
+      uint32_t vraw[32][kVDw];
       float s[kR];
       UATTN_UNROLL
       for (int r = 0; r < kR; ++r) s[r] = 0.0f;
-      _Pragma("unroll 1")
-      for (int g0 = 0; g0 < kKG; g0 += kKB) {
-        dl::vec<uint32_t, 4> kraw[kKB];
-        UATTN_UNROLL
-        for (int g = 0; g < kKB; ++g) kraw[g] = dl::ld_dwords<4>(krow + 16 * (g0 + g));
-        UATTN_UNROLL
-        for (int g = 0; g < kKB; ++g) {
-          uint32_t kw[kFp8 ? 8 : 4];
-          if constexpr (kFp8) {
-            UATTN_UNROLL
-            for (int e = 0; e < 8; ++e) kw[e] = dot2::fp8_pair_to_f16_div256(dot2::fp8_bytes_to_pair(kraw[g][e / 2], e % 2));
-          } else {
-            UATTN_UNROLL
-            for (int e = 0; e < 4; ++e) kw[e] = kBf16 ? dot2::bf16_pair_to_f16(kraw[g][e]) : kraw[g][e];
-          }
+      UATTN_UNROLL
+      for (int g = 0; g < kKG; ++g) {
+        if (g + kLK < kKG) kr[g + kLK] = dl::ld_dwords<4>(krow + 16 * (g + kLK));
+        uint32_t kw[kFp8 ? 8 : 4];
+        if constexpr (kFp8) {
           UATTN_UNROLL
-          for (int cc = 0; cc < (kFp8 ? 2 : 1); ++cc) {
-            const int c = (kFp8 ? 2 : 1) * (g0 + g) + cc;
+          for (int e = 0; e < 8; ++e) kw[e] = dot2::fp8_pair_to_f16_div256(dot2::fp8_bytes_to_pair(kr[g][e / 2], e % 2));
+        } else {
+          UATTN_UNROLL
+          for (int e = 0; e < 4; ++e) kw[e] = kBf16 ? dot2::bf16_pair_to_f16(kr[g][e]) : kr[g][e];
+        }
+        UATTN_UNROLL
+        for (int cc = 0; cc < (kFp8 ? 2 : 1); ++cc) {
+          const int c = (kFp8 ? 2 : 1) * g + cc;
+          UATTN_UNROLL
+          for (int r = 0; r < kR; ++r) {
+            const U4 q = q_lds.ld((uint32_t)(r * kNC + c));
             UATTN_UNROLL
-            for (int r = 0; r < kR; ++r) {
-              const U4 q = q_lds.ld((uint32_t)(r * kNC + c));
-              UATTN_UNROLL
-              for (int e = 0; e < 4; ++e) s[r] = dl::fdot2(q.v[e], kw[4 * cc + e], s[r]);
-            }
+            for (int e = 0; e < 4; ++e) s[r] = dl::fdot2(q.v[e], kw[4 * cc + e], s[r]);
           }
         }
+        if (g == kKG / 2) {  // the first V keys of this tile, in flight during the rest of QK
+          UATTN_UNROLL
+          for (int i = 0; i < 2 * kLV; ++i) v_load(v_row(voff, i), vraw[i]);
+        }
+        step_end(s, kR);
       }
 
       // ---- scale, softcap, mask, ALiBi, QQ-bias (SPEC.md s.1 steps 1-5), log2 units ----
@@ -401,7 +424,7 @@ struct AttnBodyDot2 {
         const float alpha = dl::exp2(m_i[r] - m_use);
         s[r] = dl::exp2(s[r] - m_use);
         l_i[r] = l_i[r] * alpha + s[r];
-        m_i[r] = m_new;
+        m_i[r] = dl::bits_as_float(dl::readfirstlane(dl::float_as_bits(m_new)));  // wave-uniform: SGPR
         UATTN_UNROLL
         for (int e = 0; e < kDPL; ++e) acc[r][e] *= alpha;
       }
@@ -423,25 +446,30 @@ struct AttnBodyDot2 {
       }
       dl::wave_barrier();  // P written by the wave's lanes, read by all of them
 
-      // Next tile's K/V rows (block-table read in flight during P.V).
-      if (tile + 1 < t1) key_offsets(k0 + BN, koff_n, voff_n);
+      // Next tile's K/V rows.
+      key_offsets(next, koff_n, voff_n);
 
-      // ---- PV: acc[r][e] += sum_j p_r[j] v_j[d0 + e], kVB key pairs per step ----
-      _Pragma("unroll 1")
-      for (int i0 = 0; i0 < 16; i0 += kVB) {
-        uint32_t vw[kVB][kDPL];
-        UATTN_UNROLL
-        for (int i = 0; i < kVB; ++i) v_pairs(v_row(voff, 2 * (i0 + i)), v_row(voff, 2 * (i0 + i) + 1), vw[i]);
-        UATTN_UNROLL
-        for (int i = 0; i < kVB; ++i) {
-          const U4 pa = p_lds.ld((uint32_t)(2 * (i0 + i)));
-          const U4 pb = p_lds.ld((uint32_t)(2 * (i0 + i) + 1));
-          const uint32_t pr[kR] = {pa.v[0], pa.v[1], pa.v[2], pa.v[3], pb.v[0], pb.v[1], pb.v[2], pb.v[3]};
-          UATTN_UNROLL
-          for (int r = 0; r < kR; ++r)
-            UATTN_UNROLL
-            for (int e = 0; e < kDPL; ++e) acc[r][e] = dl::fdot2(pr[r], vw[i][e], acc[r][e]);
+      // ---- PV: acc[r][e] += sum_j p_r[j] v_j[d0 + e] ----
+      UATTN_UNROLL
+      for (int i = 0; i < 16; ++i) {
+        if (i + kLV < 16) {
+          v_load(v_row(voff, 2 * (i + kLV)), vraw[2 * (i + kLV)]);
+          v_load(v_row(voff, 2 * (i + kLV) + 1), vraw[2 * (i + kLV) + 1]);
         }
+        uint32_t vw[kDPL];
+        v_pairs(vraw[2 * i], vraw[2 * i + 1], vw);
+        if (i == 8) {  // the next tile's first K pieces (this tile's again after the last)
+          UATTN_UNROLL
+          for (int g = 0; g < kLK; ++g) kr[g] = dl::ld_dwords<4>(kc + koff_n + 16 * g);
+        }
+        const U4 pa = p_lds.ld((uint32_t)(2 * i));
+        const U4 pb = p_lds.ld((uint32_t)(2 * i + 1));
+        const uint32_t pr[kR] = {pa.v[0], pa.v[1], pa.v[2], pa.v[3], pb.v[0], pb.v[1], pb.v[2], pb.v[3]};
+        UATTN_UNROLL
+        for (int r = 0; r < kR; ++r)
+          UATTN_UNROLL
+          for (int e = 0; e < kDPL; ++e) acc[r][e] = dl::fdot2(pr[r], vw[e], acc[r][e]);
+        step_end(&acc[0][0], kR * kDPL);
       }
     }
 
