@@ -91,6 +91,19 @@ UATTN_INLINE vec<uint32_t, N> ld_dwords(const void* p) {
   for (int i = 0; i < N; ++i) r[i] = x[i];
   return r;
 }
+// The same at (wave-uniform 64-bit address `base`) + (per-lane 32-bit byte offset
+// `off`): global_load with an SGPR base and a VGPR offset, no 64-bit address add.
+template <int N>
+UATTN_INLINE vec<uint32_t, N> ld_dwords(uint64_t base, uint32_t off) {
+  typedef uint32_t vN __attribute__((ext_vector_type(N)));
+  typedef vN vNa __attribute__((aligned(4)));
+  typedef __attribute__((address_space(1))) const char* gchar_p;
+  typedef __attribute__((address_space(1))) const vNa* gvec_p;
+  const vNa x = *(gvec_p)((gchar_p)base + off);
+  vec<uint32_t, N> r;
+  for (int i = 0; i < N; ++i) r[i] = x[i];
+  return r;
+}
 template <int N>
 UATTN_INLINE void st_dwords(void* p, const vec<uint32_t, N>& v) {
   typedef uint32_t vN __attribute__((ext_vector_type(N)));
@@ -122,9 +135,9 @@ UATTN_INLINE uint32_t opaque(uint32_t v) { __asm__ volatile("" : "+s"(v)); retur
 // its producers cannot sink below this point, nor its users rise above it.
 UATTN_INLINE void pin(float& v) { __asm__ volatile("" : "+v"(v)); }
 UATTN_INLINE void pin(int32_t& v) { __asm__ volatile("" : "+v"(v)); }
-// v_med3_f32(a, b, +inf) = max(a, b) for non-NaN operands, without the
-// quieting of IEEE-mode fmaxf.
-UATTN_INLINE float max_nonan(float a, float b) { return __builtin_amdgcn_fmed3f(a, b, __builtin_inff()); }
+// max(a, b) for a, b <= 3e38 and not NaN: v_med3_f32(a, b, 3e38), one VALU op
+// (fmaxf costs two in IEEE mode, which quiets its operands first).
+UATTN_INLINE float max_nonan(float a, float b) { return __builtin_amdgcn_fmed3f(a, b, 3.0e38f); }
 // v_perm_b32: byte i of the result is byte sel[i] of the 8-byte value (hi:lo)
 // for selectors 0-7 (0x0C gives 0x00; other selectors are not used here).
 UATTN_INLINE uint32_t perm(uint32_t hi, uint32_t lo, uint32_t sel) { return __builtin_amdgcn_perm(hi, lo, sel); }

@@ -63,6 +63,10 @@ inline vec<uint32_t, N> ld_dwords(const void* p) {
   return r;
 }
 template <int N>
+inline vec<uint32_t, N> ld_dwords(uint64_t base, uint32_t off) {
+  return ld_dwords<N>(reinterpret_cast<const char*>(base) + off);
+}
+template <int N>
 inline void st_dwords(void* p, const vec<uint32_t, N>& v) {
   __builtin_memcpy(p, v.v, sizeof(v.v));
 }

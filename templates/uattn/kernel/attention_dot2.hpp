@@ -128,13 +128,14 @@ struct AttnBodyDot2 {
   using U4 = dot2::U4;
 
   // V of one key, this lane's kDPL dims, raw (kVDw dwords; 2 fp8 codes of d64
-  // in the low half of one dword).
+  // in the low half of one dword): the key's row address `row` (wave-uniform)
+  // + the lane's byte offset.
   static constexpr int kVDw = kDPL * (int)sizeof(KVT) >= 4 ? kDPL * (int)sizeof(KVT) / 4 : 1;
-  UATTN_INLINE static void v_load(const char* row, uint32_t (&raw)[kVDw]) {
+  UATTN_INLINE static void v_load(uint64_t row, uint32_t lane_off, uint32_t (&raw)[kVDw]) {
     if constexpr (kDPL * sizeof(KVT) < 4) {
-      raw[0] = (uint32_t)*reinterpret_cast<const uint16_t*>(row);
+      raw[0] = (uint32_t)*reinterpret_cast<const uint16_t*>(row + lane_off);
     } else {
-      const auto x = dl::ld_dwords<kVDw>(row);
+      const auto x = dl::ld_dwords<kVDw>(row, lane_off);
       UATTN_UNROLL
       for (int i = 0; i < kVDw; ++i) raw[i] = x[i];
     }
@@ -300,6 +301,11 @@ struct AttnBodyDot2 {
     const char* kc = static_cast<const char*>(p.k_cache);
     const char* vc = static_cast<const char*>(p.v_cache);
     const float qk_scale = p.softmax_scale * p.k_scale * kKVUnit;
+    const float qk_scale_l2 = qk_scale * kLog2e;
+    const float inv_cap = kCap && p.softcap != 0.0f ? 1.0f / p.softcap : 0.0f;
+    float slope[kR];  // ALiBi slope of each row (0: none)
+    UATTN_UNROLL
+    for (int r = 0; r < kR; ++r) slope[r] = kAlibi && p.alibi_slopes != nullptr && r < nrows ? p.alibi_slopes[hd[r]] : 0.0f;
     // This lane's V dims: d0 .. d0 + kDPL - 1 (clamped into the row; lanes past
     // the head compute values nobody stores).
     const int d_lane = lane * kDPL;
@@ -334,11 +340,10 @@ struct AttnBodyDot2 {
     // it issues every load of the tile at once and runs out of registers).
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
     constexpr int kLK = kKG < 8 ? kKG : 8;     // K pieces in flight
-    constexpr int kLV = 4;                     // V key pairs in flight
-    auto v_row = [&](int64_t voff, int key) -> const char* {
-      const int64_t o = (int64_t)(((uint64_t)dl::readlane((uint32_t)((uint64_t)voff >> 32), key) << 32) |
-                                  dl::readlane((uint32_t)voff, key));
-      return (vc + o) + v_lane_off;  // uniform row + 32-bit lane offset (global_load saddr form)
+    constexpr int kLV = 8;                     // V key pairs in flight
+    // Row address of key `key` of the tile (v_readlane of that key's lane).
+    auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
+      return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
     };
     auto step_end = [&](float* v, int n) {
       UATTN_UNROLL
@@ -359,7 +364,24 @@ struct AttnBodyDot2 {
       const int j = k0 + lane;
       const int64_t koff = koff_n, voff = voff_n;
       const char* krow = kc + koff;
+      const uint64_t vaddr = (uint64_t)(uintptr_t)(vc + voff);  // this lane's key's V row
       const KeyRef next = key_block(tile + 1 < t1 ? k0 + BN : k0);  // in flight during QK
+
+      // QQ-bias of this lane's key for each row, read now (in flight during QK).
+      float qqv[kR];
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) qqv[r] = 0.0f;
+      if constexpr (kQQ) {
+        if (p.qq_bias != nullptr) {
+          const int jj = j - ctx;
+          UATTN_UNROLL
+          for (int r = 0; r < kR; ++r) {
+            const bool in = jj >= 0 && jj < p.qq_bias_stride && j <= khi[r] && j >= klo[r];
+            const float b = p.qq_bias[(int64_t)p_tok[r] * p.qq_bias_stride + (in ? jj : 0)];
+            qqv[r] = in ? b : 0.0f;
+          }
+        }
+      }
 
       // ---- QK: s[r] = q_r . k_j ----
       uint32_t vraw[32][kVDw];
@@ -389,7 +411,7 @@ struct AttnBodyDot2 {
         }
         if (g == kKG / 2) {  // the first V keys of this tile, in flight during the rest of QK
           UATTN_UNROLL
-          for (int i = 0; i < 2 * kLV; ++i) v_load(v_row(voff, i), vraw[i]);
+          for (int i = 0; i < 2 * kLV; ++i) v_load(v_row(vaddr, i), v_lane_off, vraw[i]);
         }
         step_end(s, kR);
       }
@@ -398,19 +420,13 @@ struct AttnBodyDot2 {
       float mx[kR];
       UATTN_UNROLL
       for (int r = 0; r < kR; ++r) {
-        float v = s[r] * qk_scale;
-        if constexpr (kCap) { if (p.softcap != 0.0f) v = p.softcap * tanh_f(v / p.softcap); }
+        constexpr bool kFold = !kCap && !kAlibi && !kQQ;  // log2(e) folded into the scale
+        float v = s[r] * (kFold ? qk_scale_l2 : qk_scale);
+        if constexpr (kCap) { if (p.softcap != 0.0f) v = p.softcap * tanh_f(v * inv_cap); }
         const bool keep = j <= khi[r] && j >= klo[r];
-        if constexpr (kAlibi) { if (p.alibi_slopes != nullptr) v += p.alibi_slopes[hd[r]] * (float)(j - ctx); }
-        if constexpr (kQQ) {
-          if (p.qq_bias != nullptr) {
-            const int jj = j - ctx;
-            const bool in = jj >= 0 && jj < p.qq_bias_stride && keep;
-            const float b = p.qq_bias[(int64_t)p_tok[r] * p.qq_bias_stride + (in ? jj : 0)];
-            v += in ? b : 0.0f;
-          }
-        }
-        s[r] = keep ? v * kLog2e : kNegInf;
+        if constexpr (kAlibi) v += slope[r] * (float)(j - ctx);
+        if constexpr (kQQ) v += qqv[r];
+        s[r] = keep ? (kFold ? v : v * kLog2e) : kNegInf;
         mx[r] = s[r];
       }
       UATTN_UNROLL
@@ -432,15 +448,19 @@ struct AttnBodyDot2 {
       // ---- P to LDS: lane 2i writes rows 0-3, lane 2i+1 rows 4-7 of key pair i ----
       dl::wave_barrier();  // the previous tile's P reads are done
       {
-        const bool odd = (lane & 1) != 0;
+        // Bit selects (v_bfi_b32): a `?:` on s[] becomes a dynamically indexed
+        // array read, which the compiler lowers to compare/select chains.
+        const uint32_t odd = 0u - (uint32_t)(lane & 1);  // all ones in odd lanes
+        const uint32_t sh = (uint32_t)(lane & 1) * 16u;
         U4 w;
         UATTN_UNROLL
         for (int i = 0; i < 4; ++i) {
-          const float send = odd ? s[i] : s[4 + i];
-          const float recv = dl::bits_as_float(dl::xor_lanes<1>(dl::float_as_bits(send)));
-          const float mine = odd ? s[4 + i] : s[i];
-          const uint32_t hm = dot2::h16(mine), hr = dot2::h16(recv);
-          w.v[i] = odd ? (hr | (hm << 16)) : (hm | (hr << 16));
+          const uint32_t lo = dl::float_as_bits(s[i]), hi = dl::float_as_bits(s[4 + i]);
+          const uint32_t send = (lo & odd) | (hi & ~odd);
+          const uint32_t mine = (hi & odd) | (lo & ~odd);
+          const float recv = dl::bits_as_float(dl::xor_lanes<1>(send));
+          const uint32_t hm = dot2::h16(dl::bits_as_float(mine)), hr = dot2::h16(recv);
+          w.v[i] = (hm << sh) | (hr << (16u - sh));  // even lane: (mine, recv); odd lane: (recv, mine)
         }
         p_lds.st((uint32_t)lane, w);
       }
@@ -449,12 +469,13 @@ struct AttnBodyDot2 {
       // Next tile's K/V rows.
       key_offsets(next, koff_n, voff_n);
 
-      // ---- PV: acc[r][e] += sum_j p_r[j] v_j[d0 + e] ----
+      // ---- PV: acc[r][e] += sum_j p_r[j] v_j[d0 + e] (P read one step ahead) ----
+      U4 pa_n = p_lds.ld(0u), pb_n = p_lds.ld(1u);
       UATTN_UNROLL
       for (int i = 0; i < 16; ++i) {
         if (i + kLV < 16) {
-          v_load(v_row(voff, 2 * (i + kLV)), vraw[2 * (i + kLV)]);
-          v_load(v_row(voff, 2 * (i + kLV) + 1), vraw[2 * (i + kLV) + 1]);
+          v_load(v_row(vaddr, 2 * (i + kLV)), v_lane_off, vraw[2 * (i + kLV)]);
+          v_load(v_row(vaddr, 2 * (i + kLV) + 1), v_lane_off, vraw[2 * (i + kLV) + 1]);
         }
         uint32_t vw[kDPL];
         v_pairs(vraw[2 * i], vraw[2 * i + 1], vw);
@@ -462,8 +483,8 @@ struct AttnBodyDot2 {
           UATTN_UNROLL
           for (int g = 0; g < kLK; ++g) kr[g] = dl::ld_dwords<4>(kc + koff_n + 16 * g);
         }
-        const U4 pa = p_lds.ld((uint32_t)(2 * i));
-        const U4 pb = p_lds.ld((uint32_t)(2 * i + 1));
+        const U4 pa = pa_n, pb = pb_n;
+        if (i + 1 < 16) { pa_n = p_lds.ld((uint32_t)(2 * i + 2)); pb_n = p_lds.ld((uint32_t)(2 * i + 3)); }
         const uint32_t pr[kR] = {pa.v[0], pa.v[1], pa.v[2], pa.v[3], pb.v[0], pb.v[1], pb.v[2], pb.v[3]};
         UATTN_UNROLL
         for (int r = 0; r < kR; ++r)
