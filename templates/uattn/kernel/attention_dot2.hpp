@@ -338,9 +338,15 @@ struct AttnBodyDot2 {
     // P.V; V key pairs kLV steps ahead of their P.V step. dl::pin + mem_order +
     // sched_barrier end every step, so the compiler keeps that order (left free
     // it issues every load of the tile at once and runs out of registers).
+    // Loads in flight trade registers for hidden latency (llvm-mca, one wave,
+    // in order, 320-cycle global loads): 8 K pieces / 8 V key pairs hide it at
+    // d <= 128 for the multi-wave (prefill) tile; the one-wave (decode) tile and
+    // d > 128 keep 2 / 2 so that they fit 128 (decode: 8 waves per SIMD) and
+    // 160 VGPRs.
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
-    constexpr int kLK = kKG < 8 ? kKG : 8;     // K pieces in flight
-    constexpr int kLV = 8;                     // V key pairs in flight
+    constexpr int kAhead = (WAVES > 1 && HEAD <= 128) ? 8 : 2;
+    constexpr int kLK = kKG < kAhead ? kKG : kAhead;  // K pieces in flight
+    constexpr int kLV = kAhead;                        // V key pairs in flight
     // Row address of key `key` of the tile (v_readlane of that key's lane).
     auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
       return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
