@@ -339,14 +339,14 @@ struct AttnBodyDot2 {
     // sched_barrier end every step, so the compiler keeps that order (left free
     // it issues every load of the tile at once and runs out of registers).
     // Loads in flight trade registers for hidden latency (llvm-mca, one wave,
-    // in order, 320-cycle global loads): 8 K pieces / 8 V key pairs hide it at
-    // d <= 128 for the multi-wave (prefill) tile; the one-wave (decode) tile and
-    // d > 128 keep 2 / 2 so that they fit 128 (decode: 8 waves per SIMD) and
-    // 160 VGPRs.
+    // in order, 320-cycle global loads; docs/performance.md): 8 K pieces / 8 V
+    // key pairs hide it at d <= 128 for the multi-wave (prefill) tile; the
+    // one-wave (decode) tile keeps 4 / 3 to fit 128 VGPRs (8 waves per SIMD),
+    // d > 128 keeps 2 / 2 to fit 160.
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
-    constexpr int kAhead = (WAVES > 1 && HEAD <= 128) ? 8 : 2;
-    constexpr int kLK = kKG < kAhead ? kKG : kAhead;  // K pieces in flight
-    constexpr int kLV = kAhead;                        // V key pairs in flight
+    constexpr int kAheadK = HEAD > 128 ? 2 : WAVES > 1 ? 8 : 4;
+    constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight
+    constexpr int kLV = HEAD > 128 ? 2 : WAVES > 1 ? 8 : 3;  // V key pairs in flight
     // Row address of key `key` of the tile (v_readlane of that key's lane).
     auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
       return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
