@@ -92,6 +92,37 @@ TEST(Dot2, Bf16PairToF16IsExactInRange) {
   EXPECT_EQ(hi_f(h), 1.5f);
 }
 
+TEST(Dot2, PermSelectsBytesOfHiLo) {
+  // Selectors 0-3: bytes of `lo`, 4-7: bytes of `hi`, 0x0C: zero.
+  EXPECT_EQ(dl::perm(0x44332211u, 0x88776655u, 0x05040100u), 0x22116655u);
+  EXPECT_EQ(dl::perm(0x44332211u, 0x88776655u, 0x07060302u), 0x44338877u);
+  EXPECT_EQ(dl::perm(0x44332211u, 0x88776655u, 0x0C070C00u), 0x00440055u);
+}
+
+TEST(Dot2, MaxNonan) {
+  EXPECT_EQ(dl::max_nonan(-INFINITY, -3.0f), -3.0f);
+  EXPECT_EQ(dl::max_nonan(2.5f, -INFINITY), 2.5f);
+  EXPECT_EQ(dl::max_nonan(-INFINITY, -INFINITY), -INFINITY);
+  EXPECT_EQ(dl::max_nonan(1e30f, 2e30f), 2e30f);
+}
+
+TEST(Dot2, DwordLoadsAndStores) {
+  alignas(16) uint32_t buf[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  const auto a = dl::ld_dwords<4>(buf + 1);  // 4-byte aligned only
+  EXPECT_EQ(a[0], 2u);
+  EXPECT_EQ(a[3], 5u);
+  const auto b = dl::ld_dwords<2>((uint64_t)(uintptr_t)buf, 36u);  // base + byte offset
+  EXPECT_EQ(b[0], 10u);
+  EXPECT_EQ(b[1], 11u);
+  dl::vec<uint32_t, 2> v;
+  v[0] = 77u;
+  v[1] = 88u;
+  dl::st_dwords<2>(buf + 5, v);
+  EXPECT_EQ(buf[5], 77u);
+  EXPECT_EQ(buf[6], 88u);
+  EXPECT_EQ(buf[7], 8u);
+}
+
 // xor_lanes<M> and readlane in a wave32 launch.
 UATTN_GLOBAL void k_dot2_lanes(AttnParams p) {
   uint32_t* out = static_cast<uint32_t*>(p.out) + dl::lane_id() * 6;

@@ -77,8 +77,11 @@ template <class T>
 void mfma_32x32x16(const vec<T, 8>&, const vec<T, 8>&, vec<float, 16>&) = delete;
 #endif
 
-// ---- wave32 packed-math body (gfx1030); source: AMD "RDNA2" Instruction Set
-// Architecture reference guide (2020), s.6 VOP2/VOP3P opcodes, s.12 DPP. ----
+// ---- wave32 packed-math body (gfx1030). Semantics: AMD "RDNA 2" Instruction Set
+// Architecture reference guide (2020), chapter 6 (vector ALU: packed math, DPP)
+// and chapter 12 (the descriptions of V_DOT2_F32_F16, V_PK_MUL_F16,
+// V_PK_FMA_F16, V_CVT_PKRTZ_F16_F32, V_MED3_F32, V_PERM_B32, V_PERMLANEX16_B32,
+// V_READLANE_B32). ----
 
 // N consecutive dwords from global memory (N = 1, 2, 4: global_load_dword{,x2,x4});
 // `p` needs 4-byte alignment only.
@@ -128,9 +131,6 @@ UATTN_INLINE uint32_t xor_lanes(uint32_t v) {
 // no instruction): keeps the scheduler from hoisting later loads above it, which
 // bounds the registers held by loads in flight.
 UATTN_INLINE void mem_order() { __asm__ volatile("" ::: "memory"); }
-// The same value, opaque to the optimiser (an empty asm): address arithmetic
-// through it cannot be hoisted above this point.
-UATTN_INLINE uint32_t opaque(uint32_t v) { __asm__ volatile("" : "+s"(v)); return v; }
 // The value must exist here (an empty asm that reads and writes it in a VGPR):
 // its producers cannot sink below this point, nor its users rise above it.
 UATTN_INLINE void pin(float& v) { __asm__ volatile("" : "+v"(v)); }

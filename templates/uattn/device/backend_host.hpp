@@ -54,8 +54,9 @@ inline void mfma_32x32x16(const vec<bf16, 8>& a, const vec<bf16, 8>& b, vec<floa
   host::mfma_32x32x16_bf16(a.v, b.v, c.v);
 }
 
-// ---- wave32 packed-math body: host emulation of backend_amd.hpp's set (same
-// semantics, AMD RDNA2 ISA reference guide s.6 and s.12). ----
+// ---- wave32 packed-math body: host emulation of backend_amd.hpp's set, from the
+// same definitions (AMD "RDNA 2" ISA reference guide, chapters 6 and 12);
+// tests/hostexec/test_dot2.cpp checks them. ----
 template <int N>
 inline vec<uint32_t, N> ld_dwords(const void* p) {
   vec<uint32_t, N> r;
@@ -89,7 +90,6 @@ inline uint32_t perm(uint32_t hi, uint32_t lo, uint32_t sel) {
   }
   return r;
 }
-inline uint32_t opaque(uint32_t v) { return v; }
 inline void mem_order() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }  // lanes run one at a time: nothing to order
 
 inline float h16_to_f32(uint16_t h) { return (float)__builtin_bit_cast(_Float16, h); }
