@@ -8,7 +8,11 @@
 //
 // Each wave owns 8 packed rows and walks only the KV tiles those rows can see;
 // the waves of a workgroup share nothing, so the kernel has no workgroup
-// barrier. KV tile = 32 keys, straight-line (every loop below is unrolled).
+// barrier. KV tile = 32 keys, straight-line (every loop inside it is unrolled)
+// and software-pipelined: K/V loads run kLK / kLV steps ahead of their use and
+// the next tile's block-table read one tile ahead (figures: docs/performance.md).
+// Every K/V load reads a real token: keys outside [kv_lo, kv_hi) load the nearest
+// key inside and are masked by a select (unused cache memory may hold NaN).
 //
 // Lane roles (lane = 0..31 of a wave):
 //   QK:  lane = key k0 + lane of the tile. The lane loads its own key's K row
@@ -37,6 +41,9 @@
 //  - fp8 e4m3 KV: fp8_pair_to_f16_div256() gives x / 256 exactly in f16 for
 //    every code (NaN stays NaN); the 256 is folded into the scales.
 // P is rounded to f16 (p <= 1: relative error 2^-11).
+// Hardware facts (wave32, v_dot2_f32_f16, DPP16 row_xmask, v_permlanex16_b32,
+// v_readlane_b32, 64 KiB LDS per workgroup): AMD "RDNA 2" ISA reference guide;
+// the device layer (backend_amd.hpp) names the instructions used.
 #pragma once
 #include "uattn/kernel/common.hpp"
 
