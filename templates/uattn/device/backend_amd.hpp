@@ -145,14 +145,11 @@ UATTN_INLINE uint32_t perm(uint32_t hi, uint32_t lo, uint32_t sel) { return __bu
 UATTN_INLINE uint32_t readlane(uint32_t v, int src) { return (uint32_t)__builtin_amdgcn_readlane((int)v, src); }
 
 typedef _Float16 h2_t __attribute__((ext_vector_type(2)));
-#if defined(__gfx1030__)
-// v_dot2_f32_f16: c + a.lo * b.lo + a.hi * b.hi (a, b: two packed f16).
+// v_dot2_f32_f16 (gfx1030 and gfx950): c + a.lo * b.lo + a.hi * b.hi (a, b: two
+// packed f16).
 UATTN_INLINE float fdot2(uint32_t a, uint32_t b, float c) {
   return __builtin_amdgcn_fdot2(__builtin_bit_cast(h2_t, a), __builtin_bit_cast(h2_t, b), c, false);
 }
-#else
-float fdot2(uint32_t, uint32_t, float) = delete;
-#endif
 // v_pk_mul_f16 / v_pk_fma_f16 on two packed f16 (round to nearest even).
 UATTN_INLINE uint32_t pk_mul_f16(uint32_t a, uint32_t b) {
   return __builtin_bit_cast(uint32_t, __builtin_bit_cast(h2_t, a) * __builtin_bit_cast(h2_t, b));
