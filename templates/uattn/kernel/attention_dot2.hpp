@@ -118,7 +118,8 @@ struct AttnBodyDot2 {
   static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
   static constexpr int kR = 8;                 // rows per wave
   static constexpr int kNC = HEAD / 8;         // 16-byte chunks of 8 f16 per Q/K row
-  static constexpr int kDPL = HEAD <= 64 ? 2 : HEAD <= 128 ? 4 : 8;  // V dims per lane
+  // V dims per lane: at least 4 bytes per key (fp8 d64 takes 4 dims on half the lanes).
+  static constexpr int kDPL = HEAD <= 64 ? (sizeof(KVT) == 1 ? 4 : 2) : HEAD <= 128 ? 4 : 8;
   static_assert(32 * kDPL >= HEAD, "PV covers the head");
   static constexpr uint32_t kQBytes = (uint32_t)(kR * HEAD * 2);
   static constexpr uint32_t kPBytes = 16u * kR * 4u;
@@ -134,18 +135,14 @@ struct AttnBodyDot2 {
   static constexpr bool kSink = (FEATS & kFeatSinks) != 0;
   using U4 = dot2::U4;
 
-  // V of one key, this lane's kDPL dims, raw (kVDw dwords; 2 fp8 codes of d64
-  // in the low half of one dword): the key's row address `row` (wave-uniform)
-  // + the lane's byte offset.
-  static constexpr int kVDw = kDPL * (int)sizeof(KVT) >= 4 ? kDPL * (int)sizeof(KVT) / 4 : 1;
+  // V of one key, this lane's kDPL dims, raw (kVDw dwords): the key's row address
+  // `row` (wave-uniform) + the lane's byte offset.
+  static constexpr int kVDw = kDPL * (int)sizeof(KVT) / 4;
+  static_assert(kVDw >= 1, "V loads of at least 4 bytes");
   UATTN_INLINE static void v_load(uint64_t row, uint32_t lane_off, uint32_t (&raw)[kVDw]) {
-    if constexpr (kDPL * sizeof(KVT) < 4) {
-      raw[0] = (uint32_t)*reinterpret_cast<const uint16_t*>(row + lane_off);
-    } else {
-      const auto x = dl::ld_dwords<kVDw>(row, lane_off);
-      UATTN_UNROLL
-      for (int i = 0; i < kVDw; ++i) raw[i] = x[i];
-    }
+    const auto x = dl::ld_dwords<kVDw>(row, lane_off);
+    UATTN_UNROLL
+    for (int i = 0; i < kVDw; ++i) raw[i] = x[i];
   }
   // Keys a, b -> kDPL f16 pairs: w[e] = (v_a[d0 + e], v_b[d0 + e]).
   UATTN_INLINE static void v_pairs(const uint32_t (&x)[kVDw], const uint32_t (&y)[kVDw], uint32_t (&w)[kDPL]) {
