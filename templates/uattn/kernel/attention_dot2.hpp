@@ -345,12 +345,15 @@ struct AttnBodyDot2 {
     // Loads in flight trade registers for hidden latency (llvm-mca, one wave,
     // in order, 320-cycle global loads; docs/performance.md): 8 K pieces / 8 V
     // key pairs hide it at d <= 128 for the multi-wave (prefill) tile; the
-    // one-wave (decode) tile keeps 4 / 3 to fit 128 VGPRs (8 waves per SIMD),
-    // d > 128 keeps 2 / 2 to fit 160.
+    // one-wave (decode) tile keeps 4 / 3 to fit 128 VGPRs (8 waves per SIMD);
+    // d > 128 reads Q 4 rows at a time and keeps 4 / 3 (fp8 KV or features:
+    // 2 / 1) to fit 160.
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
-    constexpr int kAheadK = HEAD > 128 ? 2 : WAVES > 1 ? 8 : 4;
+    constexpr bool kSplitQ = HEAD > 128;
+    constexpr bool kLean = kFp8 || FEATS != 0;  // fp8 conversion / feature registers
+    constexpr int kAheadK = HEAD > 128 ? (kLean ? 2 : 4) : WAVES > 1 ? 8 : 4;
     constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight
-    constexpr int kLV = HEAD > 128 ? 2 : WAVES > 1 ? 8 : 3;  // V key pairs in flight
+    constexpr int kLV = HEAD > 128 ? (kLean ? 1 : 3) : WAVES > 1 ? 8 : 3;  // V key pairs in flight
     // Row address of key `key` of the tile (v_readlane of that key's lane).
     auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
       return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
@@ -417,6 +420,7 @@ struct AttnBodyDot2 {
             const U4 q = q_lds.ld((uint32_t)(r * kNC + c));
             UATTN_UNROLL
             for (int e = 0; e < 4; ++e) s[r] = dl::fdot2(q.v[e], kw[4 * cc + e], s[r]);
+            if (kSplitQ && r == kR / 2 - 1) step_end(s, kR / 2);  // d > 128: 4 Q rows in flight, not 8
           }
         }
         if (g == kKG / 2) {  // the first V keys of this tile, in flight during the rest of QK
