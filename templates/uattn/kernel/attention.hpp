@@ -18,8 +18,8 @@
 //    query column l % 32 and keys (r%4) + 8(r/4) + 4 part, r < 16 (the 32x32 C
 //    layout, see dl::mfma_32x32x16); the output is O^T = V^T P^T with d =
 //    32 t + (r%4) + 8(r/4) + 4 part. A row's statistics live in lanes l, l^32.
-//  gfx1030 (wave32, no matrix cores, QW 8, LPQ 4): lane holds keys part + 4 i
-//    (i < 8) and output dims part + 4 i (i < head_pad/4).
+//  wave32 (gfx1030): run() forwards to AttnBodyDot2 (attention_dot2.hpp, its own
+//    lane roles); the !kMfma branches below are no longer instantiated.
 #pragma once
 #include "uattn/kernel/attention_dot2.hpp"
 #include "uattn/kernel/common.hpp"
