@@ -37,7 +37,7 @@
 //  - bf16 Q/KV (gfx1030 has no bf16 dot): converted to f16 (v_cvt_pkrtz_f16_f32;
 //    Q once in the prologue with round-to-nearest). Exact for |x| in
 //    [2^-14, 65504]; smaller magnitudes keep an absolute error < 2^-25, larger
-//    ones saturate to +-65504.
+//    ones saturate to +-65504 (Q, K and V alike).
 //  - fp8 e4m3 KV: fp8_pair_to_f16_div256() gives x / 256 exactly in f16 for
 //    every code (NaN stays NaN); the 256 is folded into the scales.
 // P is rounded to f16 (p <= 1: relative error 2^-11).
@@ -80,6 +80,8 @@ UATTN_INLINE uint32_t fp8_interleave(uint32_t wa, uint32_t wb, int e) {
 UATTN_INLINE uint32_t bf16_pair_to_f16(uint32_t w) {
   return dl::cvt_pkrtz(dl::bits_as_float(w << 16), dl::bits_as_float(w & 0xFFFF0000u));
 }
+// Clamp to the finite f16 range (NaN stays NaN), like v_cvt_pkrtz's saturation.
+UATTN_INLINE float sat_f16(float f) { return f > 65504.0f ? 65504.0f : f < -65504.0f ? -65504.0f : f; }
 // f32 -> f16 bits, round to nearest even (v_cvt_f16_f32).
 UATTN_INLINE uint32_t h16(float f) { return (uint32_t)__builtin_bit_cast(uint16_t, (dl::f16)f); }
 
@@ -271,8 +273,8 @@ struct AttnBodyDot2 {
           UATTN_UNROLL
           for (int e = 0; e < 4; ++e) {
             if constexpr (kBf16) {
-              const uint32_t lo16 = dot2::h16(dl::bits_as_float(raw[e] << 16));
-              const uint32_t hi16 = dot2::h16(dl::bits_as_float(raw[e] & 0xFFFF0000u));
+              const uint32_t lo16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] << 16)));
+              const uint32_t hi16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] & 0xFFFF0000u)));
               v.v[e] = (uint32_t)lo16 | ((uint32_t)hi16 << 16);
             } else {
               v.v[e] = raw[e];
