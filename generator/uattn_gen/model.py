@@ -143,7 +143,7 @@ class ArchInfo:
     matrix_insn: str        # one of MATRIX_INSNS: what the kernel body computes with
     rows_per_wave: int      # query rows one wave owns (block_m = rows_per_wave * waves)
     head_pad: int           # head size is padded up to a multiple of this (elements)
-    lds_row_pad: int        # extra elements per LDS row (bank spreading)
+    lds_row_pad: int        # extra elements per LDS row (MFMA: bank spreading; dot2: the row's 32 probabilities)
     lds_budget: int         # bytes of LDS one workgroup may use
     cu_count: int           # compute units of the reference part (selector default)
     offload_target: str     # clang --offload-arch / bundle processor / gcnArchName prefix
@@ -184,10 +184,11 @@ BUILTIN_ARCHS = (
              vgprs_per_simd=512, max_waves_per_simd=8, lds_per_cu=160 * 1024,
              # 128 x 64 prefill tile up to d128 (d192 / d256 keep 32 keys: registers)
              block_n_by_head=(("large", 128, 64),)),
-    # RDNA2, Radeon Pro V620: 8 rows per wave, 4 lanes per row; 64 KiB LDS per
-    # workgroup (128 KiB per WGP); 1024 wave32 VGPRs per SIMD, 16 waves per SIMD.
+    # RDNA2, Radeon Pro V620: 8 rows per wave; 64 KiB LDS per workgroup (128 KiB
+    # per WGP); 1024 wave32 VGPRs per SIMD, 16 waves per SIMD. LDS rows hold a Q
+    # row and the row's 32 f16 probabilities of one KV tile (attention_dot2.hpp).
     ArchInfo("gfx1030", wave_size=32, matrix_insn="dot2", rows_per_wave=8, head_pad=4,
-             lds_row_pad=2, lds_budget=64 * 1024, cu_count=72, offload_target="gfx1030",
+             lds_row_pad=32, lds_budget=64 * 1024, cu_count=72, offload_target="gfx1030",
              vgprs_per_simd=1024, max_waves_per_simd=16, lds_per_cu=128 * 1024),
 )
 ARCHS = tuple(a.name for a in BUILTIN_ARCHS)   # the built-in architectures, table order

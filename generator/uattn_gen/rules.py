@@ -34,15 +34,13 @@ def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int) -> int:
     Mirrors attn_lds_bytes() of templates/uattn/kernel/config.hpp, by the
     architecture's matrix-instruction kind. mfma_32x32x16: K [block_n][head + 8]
     and V^T [head][block_n + 8] of 2-byte elements per stage, two stages (double
-    buffer) for multi-wave workgroups when they fit in 80 KiB. dot2: K and V
-    tiles [block_n][lds_row] and Q [block_m][lds_row].
+    buffer) for multi-wave workgroups when they fit in 80 KiB. dot2: K/V are
+    read straight from memory; Q and P rows [block_m][lds_row] are staged.
     """
     if ARCH_INFO[arch].matrix_insn == "mfma_32x32x16":
         stage = (block_n * (head_size + 8) + head_size * (block_n + 8)) * 2
         return stage * (2 if block_m > 32 and 2 * stage <= 80 * 1024 else 1)
-    row = lds_row(arch, head_size)
-    q = block_m * row * 2 if ARCH_INFO[arch].stages_q_in_lds else 0
-    return 2 * block_n * row * 2 + q
+    return block_m * lds_row(arch, head_size) * 2
 
 
 def instance_lds_bytes(inst: Instance) -> int:
@@ -98,7 +96,7 @@ def _rule_set(arch: str) -> list:
              f"{arch} serves head sizes {', '.join(map(str, info.head_sizes))}",
              _head_size_served),
         Rule("lds-budget",
-             f"K/V tiles{' and the Q tile' if info.stages_q_in_lds else ''} must fit the "
+             f"{'Q/P rows' if info.stages_q_in_lds else 'K/V tiles'} must fit the "
              f"{info.lds_budget // 1024} KiB LDS budget of {arch} (config.hpp attn_lds_bytes)",
              _lds_fits),
         Rule("large-tile-2d-only", "3D split-KV segments use the small tile", _large_tile_2d_only),

@@ -1,6 +1,7 @@
 // Edge rules of the contract (SPEC.md s.1) through the real path on both
 // architectures: caches whose element offsets exceed 2^31 (and byte offsets
-// 2^32), unusual qpk (48, 71), block_size 1 and 784, num_seqs 0, and fp8 output.
+// 2^32), unusual qpk (48, 71), block_size 1 and 784, num_seqs 0, fp8 output, and
+// the RDNA2 seed kernel's windows 1/17/100 at block sizes 13/16/784.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -78,6 +79,26 @@ TEST(Edges, AnyBlockSize) {
       const exec::RunResult r = run(s, a, ForcePath::kAuto);
       EXPECT_TRUE(r.ok) << to_string(a) << " block_size " << bs << ": " << r.error;
     }
+}
+
+// The RDNA2 seed kernel's own test points: windows 1, 17, 100 at block sizes 13,
+// 16 and 784, d128, GQA 4 and 7, prefill behind a prefix and decode, both paths.
+TEST(Edges, SeedWindowsAndBlockSizes) {
+  for (Arch a : archs())
+    for (int bs : {13, 16, 784})
+      for (int w : {1, 17, 100})
+        for (ForcePath p : {ForcePath::k2D, ForcePath::k3D}) {
+          uattn::testing::ProblemSpec s = base();
+          s.head_size = 128;
+          s.block_size = bs;
+          s.window = w;
+          s.num_kv_heads = 2;
+          s.num_q_heads = bs == 13 ? 14 : 8;
+          s.seqs = {{37, 160}, {1, 230}, {0, 4}, {5, 5}};
+          const exec::RunResult r = run(s, a, p);
+          EXPECT_TRUE(r.ok) << to_string(a) << " block_size " << bs << " window " << w << " path "
+                            << (p == ForcePath::k2D ? "2d" : "3d") << ": " << r.error;
+        }
 }
 
 TEST(Edges, NoSequencesIsANoOp) {

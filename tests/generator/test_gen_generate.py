@@ -173,6 +173,6 @@ def test_list_json_has_details(run):
     assert rc == 0
     (rec,) = json.loads(out)
     assert rec["file"] == "instances/uattn_gfx1030_2d_f16_f16_d80_b16_plain_m32n32w4.hip"
-    assert rec["lds_bytes"] == 2 * 32 * 82 * 2 + 32 * 82 * 2
+    assert rec["lds_bytes"] == 32 * (80 + 32) * 2  # Q and P rows (config.hpp attn_lds_bytes)
     assert (rec["block_m"], rec["block_n"], rec["waves"], rec["tile"]) == (32, 32, 4, "large")
     assert rec["wave_size"] == 32 and rec["features"] == [] and rec["block_size"] == 16

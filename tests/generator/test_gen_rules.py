@@ -41,13 +41,14 @@ def test_large_tile_only_on_2d():
 
 def test_lds_rule_prunes_a_tile_over_budget():
     big = attention_instance("gfx1030", "2d", "f16", "f16", 256, 16, 0, "large")
-    object.__setattr__(big, "block_n", 64)   # 2*64*258*2 + 32*258*2 = 82560 > 64 KiB
+    object.__setattr__(big, "block_m", 128)  # 128 * (256 + 32) * 2 = 73728 > 64 KiB
     assert [r.name for r in failed_rules(big)] == ["lds-budget"]
     # gfx950: K [32][136] + V^T [128][40] per stage; one stage (1 wave), two (4 waves, <= 80 KiB)
     assert lds_bytes("gfx950", 128, 32, 32) == (32 * 136 + 128 * 40) * 2
     assert lds_bytes("gfx950", 128, 128, 64) == 2 * (64 * 136 + 128 * 72) * 2
     assert lds_bytes("gfx950", 256, 128, 32) == 2 * (32 * 264 + 256 * 40) * 2
-    assert lds_bytes("gfx1030", 80, 32, 32) == 2 * 32 * 82 * 2 + 32 * 82 * 2
+    # gfx1030: Q and P rows only
+    assert lds_bytes("gfx1030", 80, 32, 32) == 32 * (80 + 32) * 2
 
 
 def test_head_size_not_a_multiple_of_16_is_pruned_with_a_reason():

@@ -150,6 +150,93 @@ UATTN_INLINE void cvt_pk_fp8(uint32_t bits, bool hi, T& x0, T& x1) {
 }
 #endif
 
+// ---- wave32 packed-math body (gfx1030). Semantics: AMD "RDNA 2" Instruction Set
+// Architecture reference guide (2020), chapter 6 (vector ALU: packed math, DPP)
+// and chapter 12 (the descriptions of V_DOT2_F32_F16, V_PK_MUL_F16,
+// V_PK_FMA_F16, V_CVT_PKRTZ_F16_F32, V_MED3_F32, V_PERM_B32, V_PERMLANEX16_B32,
+// V_READLANE_B32). ----
+
+// N consecutive dwords from global memory (N = 1, 2, 4: global_load_dword{,x2,x4});
+// `p` needs 4-byte alignment only.
+template <int N>
+UATTN_INLINE vec<uint32_t, N> ld_dwords(const void* p) {
+  typedef uint32_t vN __attribute__((ext_vector_type(N)));
+  typedef vN vNa __attribute__((aligned(4)));
+  const vNa x = *static_cast<const vNa*>(p);
+  vec<uint32_t, N> r;
+  for (int i = 0; i < N; ++i) r[i] = x[i];
+  return r;
+}
+// The same at (wave-uniform 64-bit address `base`) + (per-lane 32-bit byte offset
+// `off`): global_load with an SGPR base and a VGPR offset, no 64-bit address add.
+template <int N>
+UATTN_INLINE vec<uint32_t, N> ld_dwords(uint64_t base, uint32_t off) {
+  typedef uint32_t vN __attribute__((ext_vector_type(N)));
+  typedef vN vNa __attribute__((aligned(4)));
+  typedef __attribute__((address_space(1))) const char* gchar_p;
+  typedef __attribute__((address_space(1))) const vNa* gvec_p;
+  const vNa x = *(gvec_p)((gchar_p)base + off);
+  vec<uint32_t, N> r;
+  for (int i = 0; i < N; ++i) r[i] = x[i];
+  return r;
+}
+template <int N>
+UATTN_INLINE void st_dwords(void* p, const vec<uint32_t, N>& v) {
+  typedef uint32_t vN __attribute__((ext_vector_type(N)));
+  typedef vN vNa __attribute__((aligned(4)));
+  vN x;
+  for (int i = 0; i < N; ++i) x[i] = v[i];
+  *static_cast<vNa*>(p) = x;
+}
+
+// lane i receives v from lane i ^ M (M = 1, 2, 4, 8, 16) of its wave32:
+// DPP quad_perm (1, 2), DPP row_xmask (4, 8; RDNA DPP16), v_permlanex16_b32 (16).
+template <int M>
+UATTN_INLINE uint32_t xor_lanes(uint32_t v) {
+  static_assert(M == 1 || M == 2 || M == 4 || M == 8 || M == 16, "xor_lanes: mask");
+  // bound_ctrl: every source lane exists, so no "old" value is needed.
+  if constexpr (M == 1) return (uint32_t)__builtin_amdgcn_mov_dpp((int)v, 0xB1, 0xF, 0xF, true);
+  else if constexpr (M == 2) return (uint32_t)__builtin_amdgcn_mov_dpp((int)v, 0x4E, 0xF, 0xF, true);
+  else if constexpr (M == 4 || M == 8) return (uint32_t)__builtin_amdgcn_mov_dpp((int)v, 0x160 | M, 0xF, 0xF, true);
+  else return (uint32_t)__builtin_amdgcn_permlanex16((int)v, (int)v, 0x76543210, (int)0xfedcba98u, false, false);
+}
+// Compiler-only ordering of memory operations (an empty asm with a memory clobber:
+// no instruction): keeps the scheduler from hoisting later loads above it, which
+// bounds the registers held by loads in flight.
+UATTN_INLINE void mem_order() { __asm__ volatile("" ::: "memory"); }
+// The value must exist here (an empty asm that reads and writes it in a VGPR):
+// its producers cannot sink below this point, nor its users rise above it.
+UATTN_INLINE void pin(float& v) { __asm__ volatile("" : "+v"(v)); }
+UATTN_INLINE void pin(int32_t& v) { __asm__ volatile("" : "+v"(v)); }
+// max(a, b) for a, b <= 3e38 and not NaN: v_med3_f32(a, b, 3e38), one VALU op
+// (fmaxf costs two in IEEE mode, which quiets its operands first).
+UATTN_INLINE float max_nonan(float a, float b) { return __builtin_amdgcn_fmed3f(a, b, 3.0e38f); }
+// v_perm_b32: byte i of the result is byte sel[i] of the 8-byte value (hi:lo)
+// for selectors 0-7 (0x0C gives 0x00; other selectors are not used here).
+UATTN_INLINE uint32_t perm(uint32_t hi, uint32_t lo, uint32_t sel) { return __builtin_amdgcn_perm(hi, lo, sel); }
+// v_readlane_b32: every lane receives v of lane `src` (a wave-uniform index).
+UATTN_INLINE uint32_t readlane(uint32_t v, int src) { return (uint32_t)__builtin_amdgcn_readlane((int)v, src); }
+
+typedef _Float16 h2_t __attribute__((ext_vector_type(2)));
+// v_dot2_f32_f16 (gfx1030 and gfx950): c + a.lo * b.lo + a.hi * b.hi (a, b: two
+// packed f16).
+UATTN_INLINE float fdot2(uint32_t a, uint32_t b, float c) {
+  return __builtin_amdgcn_fdot2(__builtin_bit_cast(h2_t, a), __builtin_bit_cast(h2_t, b), c, false);
+}
+// v_pk_mul_f16 / v_pk_fma_f16 on two packed f16 (round to nearest even).
+UATTN_INLINE uint32_t pk_mul_f16(uint32_t a, uint32_t b) {
+  return __builtin_bit_cast(uint32_t, __builtin_bit_cast(h2_t, a) * __builtin_bit_cast(h2_t, b));
+}
+UATTN_INLINE uint32_t pk_fma_f16(uint32_t a, uint32_t b, uint32_t c) {
+  return __builtin_bit_cast(uint32_t, __builtin_elementwise_fma(__builtin_bit_cast(h2_t, a),
+                                                                __builtin_bit_cast(h2_t, b),
+                                                                __builtin_bit_cast(h2_t, c)));
+}
+// v_cvt_pkrtz_f16_f32: (f16(lo), f16(hi)) packed, rounding toward zero.
+UATTN_INLINE uint32_t cvt_pkrtz(float lo, float hi) {
+  return __builtin_bit_cast(uint32_t, __builtin_amdgcn_cvt_pkrtz(lo, hi));
+}
+
 // LDS access hooks: plain loads/stores on hardware.
 UATTN_INLINE void lds_check(const char*, uint32_t, uint32_t, bool) {}
 

@@ -92,6 +92,80 @@ inline void cvt_pk_fp8(uint32_t bits, bool hi, T& x0, T& x1) {
   cvt_pk_f32_fp8(bits, hi, a, b);
   x0 = (T)a;
   x1 = (T)b;
+
+// ---- wave32 packed-math body: host emulation of backend_amd.hpp's set, from the
+// same definitions (AMD "RDNA 2" ISA reference guide, chapters 6 and 12);
+// tests/hostexec/test_dot2.cpp checks them. ----
+template <int N>
+inline vec<uint32_t, N> ld_dwords(const void* p) {
+  vec<uint32_t, N> r;
+  __builtin_memcpy(r.v, p, sizeof(r.v));
+  return r;
+}
+template <int N>
+inline vec<uint32_t, N> ld_dwords(uint64_t base, uint32_t off) {
+  return ld_dwords<N>(reinterpret_cast<const char*>(base) + off);
+}
+template <int N>
+inline void st_dwords(void* p, const vec<uint32_t, N>& v) {
+  __builtin_memcpy(p, v.v, sizeof(v.v));
+}
+template <int M>
+inline uint32_t xor_lanes(uint32_t v) {
+  static_assert(M == 1 || M == 2 || M == 4 || M == 8 || M == 16, "xor_lanes: mask");
+  return host::shfl_bits(v, lane_id() ^ M);
+}
+inline uint32_t readlane(uint32_t v, int src) { return host::shfl_bits(v, src); }
+inline float max_nonan(float a, float b) { return a > b ? a : b; }
+inline void pin(float&) {}
+inline void pin(int32_t&) {}
+inline uint32_t perm(uint32_t hi, uint32_t lo, uint32_t sel) {
+  const uint64_t x = ((uint64_t)hi << 32) | lo;
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t s = (sel >> (8 * i)) & 0xFFu;
+    const uint32_t b = s < 8 ? (uint32_t)(x >> (8 * s)) & 0xFFu : s == 0x0C ? 0x00u : 0xFFu;
+    r |= b << (8 * i);
+  }
+  return r;
+}
+inline void mem_order() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }  // lanes run one at a time: nothing to order
+
+inline float h16_to_f32(uint16_t h) { return (float)__builtin_bit_cast(_Float16, h); }
+inline uint16_t f32_to_h16_rne(float f) { return __builtin_bit_cast(uint16_t, (_Float16)f); }
+// v_dot2_f32_f16: the f16 products are exact in f32; the ISA names no intermediate
+// rounding, so the three-term sum is rounded once (computed in double).
+inline float fdot2(uint32_t a, uint32_t b, float c) {
+  const double s = (double)h16_to_f32((uint16_t)a) * (double)h16_to_f32((uint16_t)b) +
+                   (double)h16_to_f32((uint16_t)(a >> 16)) * (double)h16_to_f32((uint16_t)(b >> 16)) + (double)c;
+  return (float)s;
+}
+// v_pk_mul_f16 / v_pk_fma_f16: per half, one rounding to f16 (nearest even); the f16
+// product is exact in float, so float arithmetic then one conversion matches.
+inline uint32_t pk_mul_f16(uint32_t a, uint32_t b) {
+  const uint16_t lo = f32_to_h16_rne(h16_to_f32((uint16_t)a) * h16_to_f32((uint16_t)b));
+  const uint16_t hi = f32_to_h16_rne(h16_to_f32((uint16_t)(a >> 16)) * h16_to_f32((uint16_t)(b >> 16)));
+  return (uint32_t)lo | ((uint32_t)hi << 16);
+}
+inline uint32_t pk_fma_f16(uint32_t a, uint32_t b, uint32_t c) {
+  auto one = [](uint16_t x, uint16_t y, uint16_t z) {
+    return f32_to_h16_rne((float)((double)h16_to_f32(x) * (double)h16_to_f32(y) + (double)h16_to_f32(z)));
+  };
+  return (uint32_t)one((uint16_t)a, (uint16_t)b, (uint16_t)c) |
+         ((uint32_t)one((uint16_t)(a >> 16), (uint16_t)(b >> 16), (uint16_t)(c >> 16)) << 16);
+}
+// v_cvt_pkrtz_f16_f32: round toward zero; finite values beyond the f16 range give
+// +-65504, infinities and NaN are kept.
+inline uint16_t f32_to_h16_rtz(float f) {
+  uint16_t h = f32_to_h16_rne(f);
+  const float back = h16_to_f32(h);
+  if (f != f || back == f) return h;
+  if (__builtin_isinf(back) && !__builtin_isinf(f)) return (uint16_t)((h & 0x8000u) | 0x7BFFu);
+  if ((back < 0 ? -back : back) > (f < 0 ? -f : f)) h = (uint16_t)(h - 1);  // one ulp toward zero
+  return h;
+}
+inline uint32_t cvt_pkrtz(float lo, float hi) {
+  return (uint32_t)f32_to_h16_rtz(lo) | ((uint32_t)f32_to_h16_rtz(hi) << 16);
 }
 
 inline void lds_check(const char* base, uint32_t offset, uint32_t bytes, bool write) {

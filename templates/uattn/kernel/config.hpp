@@ -19,7 +19,8 @@ constexpr int rows_per_wave(Arch a) { return arch_record(a).rows_per_wave; }
 // Head size rounded up to the kernels' register tiling (MFMA: 32-wide output
 // tiles; dot2 body: 4 lanes per row).
 constexpr int head_pad(Arch a, int d) { return (d + arch_record(a).head_pad - 1) / arch_record(a).head_pad * arch_record(a).head_pad; }
-// LDS row stride in elements (padded to spread LDS banks).
+// LDS row stride in elements (the record's lds_row_pad: the dot2 body's Q row
+// plus the row's 32 f16 probabilities of one KV tile).
 constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).lds_row_pad; }
 
 // LDS bytes of an attention instance (generator/uattn_gen/rules.py lds_bytes()
@@ -27,7 +28,8 @@ constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).ld
 //  mfma_32x32x16 body (attention_mfma.hpp): per stage K [block_n][head + 8] and
 //    V^T [head][block_n + 8] in the compute dtype (2 bytes); two stages (double
 //    buffer) for multi-wave workgroups when they fit in 80 KiB, else one.
-//  dot2 body: K and V tiles [block_n][lds_row] and Q [block_m][lds_row].
+//  dot2 body (attention_dot2.hpp): K/V are read straight from memory; Q and P
+//    are staged, [block_m][lds_row].
 constexpr uint32_t attn_lds_stage_bytes(int head, int block_n) {
   return (uint32_t)((block_n * (head + 8) + head * (block_n + 8)) * 2);
 }
@@ -39,7 +41,7 @@ constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n) {
               (block_m > 32 && 2u * attn_lds_stage_bytes(head, block_n) <= 80u * 1024u ? 2u : 1u);
       break;
     case MatrixInsn::dot2:
-      bytes = (uint32_t)(2 * block_n * lds_row(a, head) * 2 + block_m * lds_row(a, head) * 2);
+      bytes = (uint32_t)(block_m * lds_row(a, head) * 2);
       break;
   }
   return bytes;

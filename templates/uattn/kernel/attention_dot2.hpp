@@ -1,0 +1,548 @@
+// Paged unified attention, wave32 packed-math body (gfx1030: no matrix cores;
+// v_dot2_f32_f16 does 2 multiply-adds per lane per instruction).
+//
+// Same launch contract as AttnKernel (attention.hpp): grid x = floor(num_tokens *
+// qpk / BM) + num_seqs (spare workgroups exit), y = num_kv_heads, z =
+// num_segments; BM = 8 * WAVES packed rows (row m = token m / qpk, query head
+// kv_head * qpk + m % qpk). 3D writes ws_acc / ws_max / ws_sum like attention.hpp.
+//
+// Each wave owns 8 packed rows and walks only the KV tiles those rows can see;
+// the waves of a workgroup share nothing, so the kernel has no workgroup
+// barrier. KV tile = 32 keys, straight-line (every loop inside it is unrolled)
+// and software-pipelined: K/V loads run kLK / kLV steps ahead of their use and
+// the next tile's block-table read one tile ahead (figures: docs/performance.md).
+// Every K/V load reads a real token: keys outside [kv_lo, kv_hi) load the nearest
+// key inside and are masked by a select (unused cache memory may hold NaN).
+//
+// Lane roles (lane = 0..31 of a wave):
+//   QK:  lane = key k0 + lane of the tile. The lane loads its own key's K row
+//        straight from the paged cache (16-byte loads) and computes the 8
+//        scores s[r] = q_r . k (v_dot2_f32_f16 over 8-dim chunks); q_r chunks are
+//        broadcast LDS reads (every lane reads the same 16 bytes).
+//   softmax: per row max over the 32 lanes with DPP / v_permlanex16 butterflies
+//        (xor 1, 2, 4, 8, 16); the row sum is kept per lane (scaled by the same
+//        alpha) and reduced once after the last tile.
+//   P:   lanes 2i, 2i+1 exchange their p (DPP) and write the f16 pairs
+//        (p[key 2i], p[key 2i+1]) of rows 0-3 (even lane) / 4-7 (odd lane).
+//   PV:  lane = kDPL head dims (dims lane * kDPL ..), all 8 rows: acc[r][e] +=
+//        dot2((p_r[2i], p_r[2i+1]), (v[2i][d], v[2i+1][d])). The V row of each key
+//        is a wave-uniform address (v_readlane from the key's lane); the lane loads
+//        its kDPL dims (8 bytes at d128, 16 at d256) and interleaves key pairs.
+//
+// LDS per wave (bytes): Q [8 rows][HEAD] f16 (16 * HEAD) + P [16 key pairs][8 rows]
+// u32 (512) = attn_lds_bytes() / WAVES (config.hpp).
+//
+// Dtypes: every product is f16 x f16 -> f32 (v_dot2_f32_f16); accumulation f32.
+//  - f16 Q/KV: as is.
+//  - bf16 Q/KV (gfx1030 has no bf16 dot): converted to f16 (v_cvt_pkrtz_f16_f32;
+//    Q once in the prologue with round-to-nearest). Exact for |x| in
+//    [2^-14, 65504]; smaller magnitudes keep an absolute error < 2^-25, larger
+//    ones saturate to +-65504 (Q, K and V alike).
+//  - fp8 e4m3 KV: fp8_pair_to_f16_div256() gives x / 256 exactly in f16 for
+//    every code (NaN stays NaN); the 256 is folded into the scales.
+// P is rounded to f16 (p <= 1: relative error 2^-11).
+// Hardware facts (wave32, v_dot2_f32_f16, DPP16 row_xmask, v_permlanex16_b32,
+// v_readlane_b32, 64 KiB LDS per workgroup): AMD "RDNA 2" ISA reference guide;
+// the device layer (backend_amd.hpp) names the instructions used.
+#pragma once
+#include "uattn/kernel/common.hpp"
+
+namespace uattn {
+
+namespace dot2 {
+
+struct alignas(16) U4 { uint32_t v[4]; };
+
+// Two e4m3 codes placed in bits [15:8] and [31:24] of t (other bits zero) ->
+// two packed f16 holding exactly (code value) / 256. The e4m3 magnitude bits
+// eeeemmm become f16 bits [13:7] (f16 exponent e + 0, bias 15 vs 7: a factor
+// 2^-8), subnormals map to f16 subnormals. The NaN codes (S.1111.111) become
+// +-1.875; scaling by 36864 overflows to inf only for them (1.75 * 36864 =
+// 64512 < 65504), and fma(z, 0, h) turns that inf into NaN and keeps h (and
+// the sign of zero) otherwise. OCP OFP8 rev 1.0 s.5 (the code table).
+UATTN_INLINE uint32_t fp8_pair_to_f16_div256(uint32_t t) {
+  const uint32_t h = ((t >> 1) & 0x3F803F80u) | (t & 0x80008000u);
+  const uint32_t z = dl::pk_mul_f16(h, 0x78807880u);  // x 36864 (f16 0x7880)
+  return dl::pk_fma_f16(z, 0u, h);
+}
+// Codes of bytes 2i, 2i+1 of the dword pair (lo, hi) selected by i (0..3).
+UATTN_INLINE uint32_t fp8_bytes_to_pair(uint32_t w, int i) {
+  // byte 2i -> bits [15:8], byte 2i+1 -> bits [31:24] (i = 0, 1 within one dword)
+  return i == 0 ? (((w & 0x000000FFu) << 8) | ((w & 0x0000FF00u) << 16))
+                : (((w & 0x00FF0000u) >> 8) | (w & 0xFF000000u));
+}
+// (x of key a, x of key b) from byte e of wa and wb -> bits [15:8], [31:24].
+UATTN_INLINE uint32_t fp8_interleave(uint32_t wa, uint32_t wb, int e) {
+  const uint32_t a = (wa >> (8 * e)) & 0xFFu, b = (wb >> (8 * e)) & 0xFFu;
+  return (a << 8) | (b << 24);
+}
+// bf16 pair -> f16 pair (round toward zero; see the header).
+UATTN_INLINE uint32_t bf16_pair_to_f16(uint32_t w) {
+  return dl::cvt_pkrtz(dl::bits_as_float(w << 16), dl::bits_as_float(w & 0xFFFF0000u));
+}
+// Clamp to the finite f16 range (NaN stays NaN), like v_cvt_pkrtz's saturation.
+UATTN_INLINE float sat_f16(float f) { return f > 65504.0f ? 65504.0f : f < -65504.0f ? -65504.0f : f; }
+// f32 -> f16 bits, round to nearest even (v_cvt_f16_f32).
+UATTN_INLINE uint32_t h16(float f) { return (uint32_t)__builtin_bit_cast(uint16_t, (dl::f16)f); }
+
+// Max / sum over the 32 lanes of a wave (every lane gets the result).
+// (scores are never NaN)
+UATTN_INLINE float wave_max(float v) {
+  v = dl::max_nonan(v, dl::bits_as_float(dl::xor_lanes<1>(dl::float_as_bits(v))));
+  v = dl::max_nonan(v, dl::bits_as_float(dl::xor_lanes<2>(dl::float_as_bits(v))));
+  v = dl::max_nonan(v, dl::bits_as_float(dl::xor_lanes<4>(dl::float_as_bits(v))));
+  v = dl::max_nonan(v, dl::bits_as_float(dl::xor_lanes<8>(dl::float_as_bits(v))));
+  v = dl::max_nonan(v, dl::bits_as_float(dl::xor_lanes<16>(dl::float_as_bits(v))));
+  return v;
+}
+UATTN_INLINE float wave_sum(float v) {
+  v += dl::bits_as_float(dl::xor_lanes<1>(dl::float_as_bits(v)));
+  v += dl::bits_as_float(dl::xor_lanes<2>(dl::float_as_bits(v)));
+  v += dl::bits_as_float(dl::xor_lanes<4>(dl::float_as_bits(v)));
+  v += dl::bits_as_float(dl::xor_lanes<8>(dl::float_as_bits(v)));
+  v += dl::bits_as_float(dl::xor_lanes<16>(dl::float_as_bits(v)));
+  return v;
+}
+
+}  // namespace dot2
+
+template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN, int WAVES>
+struct AttnBodyDot2 {
+  static_assert(P == Path::k2D || P == Path::k3D, "attention kernel path");
+  static_assert(BN == 32, "KV tile of 32 keys (one per lane)");
+  static_assert(HEAD % 16 == 0, "head size multiple of 16");
+  static constexpr int kWave = wave_size_of(A);
+  static_assert(kWave == 32, "wave32 body");
+  static constexpr int kQW = rows_per_wave(A);
+  static_assert(kQW == 8, "8 rows per wave");
+  static_assert(BM == kQW * WAVES, "block_m = rows_per_wave * waves");
+  static constexpr int kThreads = kWave * WAVES;
+  static constexpr int kWavesPerEU = 1;  // no register cap beyond the compiler's own
+  static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
+  static constexpr int kR = 8;                 // rows per wave
+  static constexpr int kNC = HEAD / 8;         // 16-byte chunks of 8 f16 per Q/K row
+  // V dims per lane: at least 4 bytes per key (fp8 d64 takes 4 dims on half the lanes).
+  static constexpr int kDPL = HEAD <= 64 ? (sizeof(KVT) == 1 ? 4 : 2) : HEAD <= 128 ? 4 : 8;
+  static_assert(32 * kDPL >= HEAD, "PV covers the head");
+  static constexpr uint32_t kQBytes = (uint32_t)(kR * HEAD * 2);
+  static constexpr uint32_t kPBytes = 16u * kR * 4u;
+  static constexpr uint32_t kWaveLds = kQBytes + kPBytes;
+  static_assert(kWaveLds * WAVES <= kLdsBytes, "LDS formula (config.hpp attn_lds_bytes)");
+  static constexpr bool kFp8 = sizeof(KVT) == 1;
+  static constexpr bool kBf16 = __is_same(QT, dl::bf16);
+  static constexpr float kKVUnit = kFp8 ? 256.0f : 1.0f;  // fp8 values are held / 256
+  static constexpr bool kWin = (FEATS & kFeatWindow) != 0;
+  static constexpr bool kCap = (FEATS & kFeatSoftcap) != 0;
+  static constexpr bool kAlibi = (FEATS & kFeatAlibi) != 0;
+  static constexpr bool kQQ = (FEATS & kFeatQQBias) != 0;
+  static constexpr bool kSink = (FEATS & kFeatSinks) != 0;
+  using U4 = dot2::U4;
+
+  // V of one key, this lane's kDPL dims, raw (kVDw dwords): the key's row address
+  // `row` (wave-uniform) + the lane's byte offset.
+  static constexpr int kVDw = kDPL * (int)sizeof(KVT) / 4;
+  static_assert(kVDw >= 1, "V loads of at least 4 bytes");
+  UATTN_INLINE static void v_load(uint64_t row, uint32_t lane_off, uint32_t (&raw)[kVDw]) {
+    const auto x = dl::ld_dwords<kVDw>(row, lane_off);
+    UATTN_UNROLL
+    for (int i = 0; i < kVDw; ++i) raw[i] = x[i];
+  }
+  // Keys a, b -> kDPL f16 pairs: w[e] = (v_a[d0 + e], v_b[d0 + e]).
+  UATTN_INLINE static void v_pairs(const uint32_t (&x)[kVDw], const uint32_t (&y)[kVDw], uint32_t (&w)[kDPL]) {
+    if constexpr (kFp8) {
+      UATTN_UNROLL
+      for (int e = 0; e < kDPL; ++e) w[e] = dot2::fp8_pair_to_f16_div256(dot2::fp8_interleave(x[e / 4], y[e / 4], e % 4));
+    } else {
+      UATTN_UNROLL
+      for (int i = 0; i < kDPL / 2; ++i) {
+        if constexpr (kBf16) {
+          w[2 * i] = dl::cvt_pkrtz(dl::bits_as_float(x[i] << 16), dl::bits_as_float(y[i] << 16));
+          w[2 * i + 1] = dl::cvt_pkrtz(dl::bits_as_float(x[i] & 0xFFFF0000u), dl::bits_as_float(y[i] & 0xFFFF0000u));
+        } else {
+          w[2 * i] = dl::perm(y[i], x[i], 0x05040100u);      // (x.lo, y.lo)
+          w[2 * i + 1] = dl::perm(y[i], x[i], 0x07060302u);  // (x.hi, y.hi)
+        }
+      }
+    }
+  }
+
+  // 2D epilogue: kDPL elements of one row in OT (packed into one store).
+  template <class OT>
+  UATTN_INLINE static void store_row(const AttnParams& p, int64_t token, int head, int d0, const float* a, float inv) {
+    OT* out = static_cast<OT*>(p.out) + token * p.o_stride_token + (int64_t)head * p.o_stride_head + d0;
+    if constexpr (sizeof(OT) == 1) {
+      uint32_t w[(kDPL + 3) / 4] = {};
+      UATTN_UNROLL
+      for (int e = 0; e < kDPL; ++e) w[e / 4] |= (uint32_t)out_value<OT>(a[e] * inv, p.output_scale).bits << (8 * (e % 4));
+      if constexpr (kDPL == 2) *reinterpret_cast<uint16_t*>(out) = (uint16_t)w[0];
+      else {
+        dl::vec<uint32_t, kDPL / 4> v;
+        UATTN_UNROLL
+        for (int i = 0; i < kDPL / 4; ++i) v[i] = w[i];
+        dl::st_dwords<kDPL / 4>(out, v);
+      }
+    } else {
+      dl::vec<uint32_t, kDPL / 2> v;
+      UATTN_UNROLL
+      for (int i = 0; i < kDPL / 2; ++i) {
+        const OT lo = out_value<OT>(a[2 * i] * inv, p.output_scale);
+        const OT hi = out_value<OT>(a[2 * i + 1] * inv, p.output_scale);
+        v[i] = (uint32_t)__builtin_bit_cast(uint16_t, lo) | ((uint32_t)__builtin_bit_cast(uint16_t, hi) << 16);
+      }
+      dl::st_dwords<kDPL / 2>(out, v);
+    }
+  }
+
+  UATTN_INLINE static void run(const AttnParams& p, char* lds) {
+    const int qpk = p.num_q_heads / p.num_kv_heads;
+    const int kvh = dl::block_id_y();
+    const int64_t x = dl::block_id_x();
+    const int seg = (P == Path::k3D) ? dl::block_id_z() : 0;
+    const int S = (P == Path::k3D) ? p.num_segments : 1;
+
+    // Sequence of this workgroup: the largest i with tile_start(i) <= x, where
+    // tile_start(i) = floor(cu_seqlens_q[i] * qpk / BM) + i is strictly increasing.
+    int lo = 0, hi = p.num_seqs - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      const int64_t st = (int64_t)p.cu_seqlens_q[mid] * qpk / BM + mid;
+      if (st <= x) lo = mid; else hi = mid - 1;
+    }
+    const int sq = lo;
+    const int q_start = p.cu_seqlens_q[sq];
+    const int q_len = p.cu_seqlens_q[sq + 1] - q_start;
+    const int seq_k = p.seqused_k[sq];
+    const int ctx = seq_k - q_len;
+    const int64_t rows_total = (int64_t)q_len * qpk;
+    const int wave = dl::wave_id();
+    const int lane = dl::lane_id();
+    // First packed row of this wave; a wave without rows has nothing to do.
+    const int64_t mw = (x - ((int64_t)q_start * qpk / BM + sq)) * BM + (int64_t)wave * kR;
+    if (mw >= rows_total) return;  // uniform over the wave (waves never synchronise)
+
+    // Rows of this wave (wave-uniform): token p_tok[r], head hd[r], valid iff r < nrows.
+    const int nrows = (int)(rows_total - mw < kR ? rows_total - mw : kR);
+    int p_tok[kR], hd[kR];
+    {
+      int t = (int)(mw / qpk), h = (int)(mw % qpk);
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        p_tok[r] = r < nrows ? t : 0;
+        hd[r] = kvh * qpk + (r < nrows ? h : 0);
+        if (++h == qpk) { h = 0; ++t; }
+      }
+    }
+    const bool win_on = kWin && p.window_left >= 0;
+    const int p_first = (int)(mw / qpk), p_last = (int)((mw + nrows - 1) / qpk);
+    const int kv_hi = ctx + p_last + 1;  // keys [kv_lo, kv_hi) are seen by some row of the wave
+    int kv_lo = 0;
+    if (win_on) { kv_lo = ctx + p_first - p.window_left; if (kv_lo < 0) kv_lo = 0; }
+    const int tile_begin = kv_lo / BN;
+    const int tile_end = (kv_hi + BN - 1) / BN;
+    int t0 = tile_begin, t1 = tile_end;
+    if constexpr (P == Path::k3D) {
+      const int n_tiles = tile_end - tile_begin;
+      const int tps = (n_tiles + S - 1) / S;
+      t0 = tile_begin + seg * tps;
+      t1 = t0 + tps < tile_end ? t0 + tps : tile_end;
+    }
+
+    // Keys row r keeps: j in [klo[r], khi[r]] (empty for padding rows).
+    int khi[kR], klo[kR];
+    UATTN_UNROLL
+    for (int r = 0; r < kR; ++r) {
+      const int t_abs = ctx + p_tok[r];
+      khi[r] = r < nrows ? t_abs : -1;
+      klo[r] = win_on ? t_abs - p.window_left : 0;
+    }
+
+    const uint32_t wbase = (uint32_t)wave * kWaveLds;
+    const dl::Lds<U4> q_lds{lds, wbase, (uint32_t)(kR * kNC)};
+    const dl::Lds<U4> p_lds{lds, wbase + kQBytes, 32u};
+
+    // Stage this wave's Q rows as f16 [8][HEAD] (padding rows: zero).
+    UATTN_UNROLL
+    for (int i = 0; i < (kR * kNC + 31) / 32; ++i) {
+      const int idx = lane + 32 * i;
+      if (kR * kNC % 32 == 0 || idx < kR * kNC) {
+        const int r = idx / kNC, c = idx % kNC;
+        U4 v{{0u, 0u, 0u, 0u}};
+        if (r < nrows) {
+          const QT* qrow = static_cast<const QT*>(p.q) + ((int64_t)q_start + (mw + r) / qpk) * p.q_stride_token +
+                           (int64_t)(kvh * qpk + (int)((mw + r) % qpk)) * p.q_stride_head;
+          const auto raw = dl::ld_dwords<4>(qrow + 8 * c);
+          UATTN_UNROLL
+          for (int e = 0; e < 4; ++e) {
+            if constexpr (kBf16) {
+              const uint32_t lo16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] << 16)));
+              const uint32_t hi16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] & 0xFFFF0000u)));
+              v.v[e] = (uint32_t)lo16 | ((uint32_t)hi16 << 16);
+            } else {
+              v.v[e] = raw[e];
+            }
+          }
+        }
+        q_lds.st((uint32_t)idx, v);
+      }
+    }
+    dl::wave_barrier();  // Q staged by the wave's lanes, read by all of them
+
+    float m_i[kR], l_i[kR];  // running max (log2 units, wave-uniform) and this lane's share of the sum
+    UATTN_UNROLL
+    for (int r = 0; r < kR; ++r) { m_i[r] = kNegInf; l_i[r] = 0.0f; }
+    if constexpr (kSink) {
+      if (p.sinks != nullptr && seg == 0) {
+        UATTN_UNROLL
+        for (int r = 0; r < kR; ++r)
+          if (r < nrows) { m_i[r] = p.sinks[hd[r]] * kLog2e; l_i[r] = lane == 0 ? 1.0f : 0.0f; }
+      }
+    }
+    float acc[kR][kDPL];
+    UATTN_UNROLL
+    for (int r = 0; r < kR; ++r)
+      UATTN_UNROLL
+      for (int e = 0; e < kDPL; ++e) acc[r][e] = 0.0f;
+
+    const int bs = BLOCK > 0 ? BLOCK : p.block_size;
+    const int32_t* bt = p.block_table + (int64_t)sq * p.block_table_stride;
+    const char* kc = static_cast<const char*>(p.k_cache);
+    const char* vc = static_cast<const char*>(p.v_cache);
+    const float qk_scale = p.softmax_scale * p.k_scale * kKVUnit;
+    const float qk_scale_l2 = qk_scale * kLog2e;
+    const float inv_cap = kCap && p.softcap != 0.0f ? 1.0f / p.softcap : 0.0f;
+    float slope[kR];  // ALiBi slope of each row (0: none)
+    UATTN_UNROLL
+    for (int r = 0; r < kR; ++r) slope[r] = kAlibi && p.alibi_slopes != nullptr && r < nrows ? p.alibi_slopes[hd[r]] : 0.0f;
+    // This lane's V dims: d0 .. d0 + kDPL - 1 (clamped into the row; lanes past
+    // the head compute values nobody stores).
+    const int d_lane = lane * kDPL;
+    const int d0 = d_lane + kDPL <= HEAD ? d_lane : HEAD - kDPL;
+    const uint32_t v_lane_off = (uint32_t)d0 * (uint32_t)sizeof(KVT);
+
+    // Byte offsets of the K and V rows of key k0 + lane (clamped into [kv_lo,
+    // kv_hi): every load reads a real token), one tile ahead of their use.
+    // Byte offsets of the K and V rows of key k0 + lane, clamped into [kv_lo,
+    // kv_hi) so every load reads a real token. The block-table read is issued a
+    // tile ahead (key_block) and turned into offsets later (key_offsets).
+    struct KeyRef { int32_t blk; int32_t slot; };
+    auto key_block = [&](int k0) -> KeyRef {
+      const int j = k0 + lane;
+      const int jl = j < kv_lo ? kv_lo : (j >= kv_hi ? kv_hi - 1 : j);
+      return KeyRef{bt[jl / bs], jl % bs};
+    };
+    auto key_offsets = [&](KeyRef kr, int64_t& koff, int64_t& voff) {
+      dl::pin(kr.blk);  // computed here, not where the block-table read was issued
+      dl::pin(kr.slot);
+      const int64_t blk = kr.blk;
+      koff = (blk * p.k_stride_block + (int64_t)kr.slot * p.k_stride_slot + (int64_t)kvh * p.k_stride_head) *
+             (int64_t)sizeof(KVT);
+      voff = (blk * p.v_stride_block + (int64_t)kr.slot * p.v_stride_slot + (int64_t)kvh * p.v_stride_head) *
+             (int64_t)sizeof(KVT);
+    };
+    // Software pipeline (every loop below is unrolled; the tile loop is
+    // straight-line): K pieces (16 bytes of this lane's key row) are loaded kLK
+    // steps ahead of their QK step, the first ones during the previous tile's
+    // P.V; V key pairs kLV steps ahead of their P.V step. dl::pin + mem_order +
+    // sched_barrier end every step, so the compiler keeps that order (left free
+    // it issues every load of the tile at once and runs out of registers).
+    // Loads in flight trade registers for hidden latency (llvm-mca, one wave,
+    // in order, 320-cycle global loads; docs/performance.md): 8 K pieces / 8 V
+    // key pairs hide it at d <= 128 for the multi-wave (prefill) tile; the
+    // one-wave (decode) tile keeps 4 / 3 to fit 128 VGPRs (8 waves per SIMD);
+    // d > 128 reads Q 4 rows at a time and keeps 4 / 3 (fp8 KV or features:
+    // 2 / 1) to fit 160.
+    constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
+    constexpr bool kSplitQ = HEAD > 128;
+    constexpr bool kLean = kFp8 || FEATS != 0;  // fp8 conversion / feature registers
+    constexpr int kAheadK = HEAD > 128 ? (kLean ? 2 : 4) : WAVES > 1 ? 8 : 4;
+    constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight
+    constexpr int kLV = HEAD > 128 ? (kLean ? 1 : 3) : WAVES > 1 ? 8 : 3;  // V key pairs in flight
+    // Row address of key `key` of the tile (v_readlane of that key's lane).
+    auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
+      return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
+    };
+    auto step_end = [&](float* v, int n) {
+      UATTN_UNROLL
+      for (int i = 0; i < n; ++i) dl::pin(v[i]);
+      dl::mem_order();
+      dl::sched_barrier();
+    };
+    int64_t koff_n = 0, voff_n = 0;
+    dl::vec<uint32_t, 4> kr[kKG];
+    if (t0 < t1) {
+      key_offsets(key_block(t0 * BN), koff_n, voff_n);
+      UATTN_UNROLL
+      for (int g = 0; g < kLK; ++g) kr[g] = dl::ld_dwords<4>(kc + koff_n + 16 * g);
+    }
+
+    for (int tile = t0; tile < t1; ++tile) {
+      const int k0 = tile * BN;
+      const int j = k0 + lane;
+      const int64_t koff = koff_n, voff = voff_n;
+      const char* krow = kc + koff;
+      const uint64_t vaddr = (uint64_t)(uintptr_t)(vc + voff);  // this lane's key's V row
+      const KeyRef next = key_block(tile + 1 < t1 ? k0 + BN : k0);  // in flight during QK
+
+      // QQ-bias of this lane's key for each row, read now (in flight during QK).
+      float qqv[kR];
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) qqv[r] = 0.0f;
+      if constexpr (kQQ) {
+        if (p.qq_bias != nullptr) {
+          const int jj = j - ctx;
+          UATTN_UNROLL
+          for (int r = 0; r < kR; ++r) {
+            const bool in = jj >= 0 && jj < p.qq_bias_stride && j <= khi[r] && j >= klo[r];
+            const float b = p.qq_bias[(int64_t)p_tok[r] * p.qq_bias_stride + (in ? jj : 0)];
+            qqv[r] = in ? b : 0.0f;
+          }
+        }
+      }
+
+      // ---- QK: s[r] = q_r . k_j ----
+      uint32_t vraw[32][kVDw];
+      float s[kR];
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) s[r] = 0.0f;
+      UATTN_UNROLL
+      for (int g = 0; g < kKG; ++g) {
+        if (g + kLK < kKG) kr[g + kLK] = dl::ld_dwords<4>(krow + 16 * (g + kLK));
+        uint32_t kw[kFp8 ? 8 : 4];
+        if constexpr (kFp8) {
+          UATTN_UNROLL
+          for (int e = 0; e < 8; ++e) kw[e] = dot2::fp8_pair_to_f16_div256(dot2::fp8_bytes_to_pair(kr[g][e / 2], e % 2));
+        } else {
+          UATTN_UNROLL
+          for (int e = 0; e < 4; ++e) kw[e] = kBf16 ? dot2::bf16_pair_to_f16(kr[g][e]) : kr[g][e];
+        }
+        UATTN_UNROLL
+        for (int cc = 0; cc < (kFp8 ? 2 : 1); ++cc) {
+          const int c = (kFp8 ? 2 : 1) * g + cc;
+          UATTN_UNROLL
+          for (int r = 0; r < kR; ++r) {
+            const U4 q = q_lds.ld((uint32_t)(r * kNC + c));
+            UATTN_UNROLL
+            for (int e = 0; e < 4; ++e) s[r] = dl::fdot2(q.v[e], kw[4 * cc + e], s[r]);
+            if (kSplitQ && r == kR / 2 - 1) step_end(s, kR / 2);  // d > 128: 4 Q rows in flight, not 8
+          }
+        }
+        if (g == kKG / 2) {  // the first V keys of this tile, in flight during the rest of QK
+          UATTN_UNROLL
+          for (int i = 0; i < 2 * kLV; ++i) v_load(v_row(vaddr, i), v_lane_off, vraw[i]);
+        }
+        step_end(s, kR);
+      }
+
+      // ---- scale, softcap, mask, ALiBi, QQ-bias (SPEC.md s.1 steps 1-5), log2 units ----
+      float mx[kR];
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        constexpr bool kFold = !kCap && !kAlibi && !kQQ;  // log2(e) folded into the scale
+        float v = s[r] * (kFold ? qk_scale_l2 : qk_scale);
+        if constexpr (kCap) { if (p.softcap != 0.0f) v = p.softcap * tanh_f(v * inv_cap); }
+        const bool keep = j <= khi[r] && j >= klo[r];
+        if constexpr (kAlibi) v += slope[r] * (float)(j - ctx);
+        if constexpr (kQQ) v += qqv[r];
+        s[r] = keep ? (kFold ? v : v * kLog2e) : kNegInf;
+        mx[r] = s[r];
+      }
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) mx[r] = dot2::wave_max(mx[r]);
+
+      // ---- online softmax update ----
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        const float m_new = fmaxf_(m_i[r], mx[r]);
+        const float m_use = (m_new == kNegInf) ? 0.0f : m_new;
+        const float alpha = dl::exp2(m_i[r] - m_use);
+        s[r] = dl::exp2(s[r] - m_use);
+        l_i[r] = l_i[r] * alpha + s[r];
+        m_i[r] = dl::bits_as_float(dl::readfirstlane(dl::float_as_bits(m_new)));  // wave-uniform: SGPR
+        UATTN_UNROLL
+        for (int e = 0; e < kDPL; ++e) acc[r][e] *= alpha;
+      }
+
+      // ---- P to LDS: lane 2i writes rows 0-3, lane 2i+1 rows 4-7 of key pair i ----
+      dl::wave_barrier();  // the previous tile's P reads are done
+      {
+        // Bit selects (v_bfi_b32): a `?:` on s[] becomes a dynamically indexed
+        // array read, which the compiler lowers to compare/select chains.
+        const uint32_t odd = 0u - (uint32_t)(lane & 1);  // all ones in odd lanes
+        const uint32_t sh = (uint32_t)(lane & 1) * 16u;
+        U4 w;
+        UATTN_UNROLL
+        for (int i = 0; i < 4; ++i) {
+          const uint32_t lo = dl::float_as_bits(s[i]), hi = dl::float_as_bits(s[4 + i]);
+          const uint32_t send = (lo & odd) | (hi & ~odd);
+          const uint32_t mine = (hi & odd) | (lo & ~odd);
+          const float recv = dl::bits_as_float(dl::xor_lanes<1>(send));
+          const uint32_t hm = dot2::h16(dl::bits_as_float(mine)), hr = dot2::h16(recv);
+          w.v[i] = (hm << sh) | (hr << (16u - sh));  // even lane: (mine, recv); odd lane: (recv, mine)
+        }
+        p_lds.st((uint32_t)lane, w);
+      }
+      dl::wave_barrier();  // P written by the wave's lanes, read by all of them
+
+      // Next tile's K/V rows.
+      key_offsets(next, koff_n, voff_n);
+
+      // ---- PV: acc[r][e] += sum_j p_r[j] v_j[d0 + e] (P read one step ahead) ----
+      U4 pa_n = p_lds.ld(0u), pb_n = p_lds.ld(1u);
+      UATTN_UNROLL
+      for (int i = 0; i < 16; ++i) {
+        if (i + kLV < 16) {
+          v_load(v_row(vaddr, 2 * (i + kLV)), v_lane_off, vraw[2 * (i + kLV)]);
+          v_load(v_row(vaddr, 2 * (i + kLV) + 1), v_lane_off, vraw[2 * (i + kLV) + 1]);
+        }
+        uint32_t vw[kDPL];
+        v_pairs(vraw[2 * i], vraw[2 * i + 1], vw);
+        if (i == 8) {  // the next tile's first K pieces (this tile's again after the last)
+          UATTN_UNROLL
+          for (int g = 0; g < kLK; ++g) kr[g] = dl::ld_dwords<4>(kc + koff_n + 16 * g);
+        }
+        const U4 pa = pa_n, pb = pb_n;
+        if (i + 1 < 16) { pa_n = p_lds.ld((uint32_t)(2 * i + 2)); pb_n = p_lds.ld((uint32_t)(2 * i + 3)); }
+        const uint32_t pr[kR] = {pa.v[0], pa.v[1], pa.v[2], pa.v[3], pb.v[0], pb.v[1], pb.v[2], pb.v[3]};
+        UATTN_UNROLL
+        for (int r = 0; r < kR; ++r)
+          UATTN_UNROLL
+          for (int e = 0; e < kDPL; ++e) acc[r][e] = dl::fdot2(pr[r], vw[e], acc[r][e]);
+        step_end(&acc[0][0], kR * kDPL);
+      }
+    }
+
+    // ---- epilogue ----
+    float l_row[kR];
+    UATTN_UNROLL
+    for (int r = 0; r < kR; ++r) l_row[r] = dot2::wave_sum(l_i[r]);
+    const bool lane_stores = d_lane < HEAD;
+    if constexpr (P == Path::k2D) {
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        if (r < nrows && lane_stores) {
+          const float inv = l_row[r] > 0.0f ? p.v_scale * kKVUnit / l_row[r] : 0.0f;
+          const int64_t token = (int64_t)q_start + p_tok[r];
+          if (p.out_dtype == (int32_t)DType::fp8e4m3) store_row<dl::fp8e4m3>(p, token, hd[r], d0, acc[r], inv);
+          else store_row<QT>(p, token, hd[r], d0, acc[r], inv);
+        }
+      }
+    } else {
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        if (r < nrows) {
+          const int64_t token = (int64_t)q_start + p_tok[r];
+          const int64_t row = (token * p.num_q_heads + hd[r]) * S + seg;
+          if (lane_stores) {
+            dl::vec<uint32_t, kDPL> v;
+            UATTN_UNROLL
+            for (int e = 0; e < kDPL; ++e) v[e] = dl::float_as_bits(acc[r][e] * (p.v_scale * kKVUnit));
+            dl::st_dwords<kDPL>(p.ws_acc + row * HEAD + d0, v);
+          }
+          if (lane == 0) { p.ws_max[row] = m_i[r]; p.ws_sum[row] = l_row[r]; }
+        }
+      }
+    }
+  }
+};
+
+}  // namespace uattn

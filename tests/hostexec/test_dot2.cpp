@@ -1,0 +1,155 @@
+// Host emulation of the device-layer operations used by the wave32 packed-math
+// body (templates/uattn/kernel/attention_dot2.hpp), checked against values
+// worked out from their definitions in AMD's RDNA2 ISA reference guide
+// (s.6 VOP2/VOP3P: v_dot2_f32_f16, v_pk_mul_f16, v_pk_fma_f16,
+// v_cvt_pkrtz_f16_f32; s.12 DPP / v_permlanex16_b32 / v_readlane_b32), and the
+// exact fp8 e4m3 -> f16 conversion against dl::fp8e4m3_to_f32 for all 256 codes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "engine.hpp"
+#include "uattn/kernel/attention_dot2.hpp"
+
+using uattn::AttnParams;
+using namespace uattn::hostexec;
+
+namespace {
+
+uint32_t h2(float lo, float hi) {
+  return (uint32_t)__builtin_bit_cast(uint16_t, (_Float16)lo) |
+         ((uint32_t)__builtin_bit_cast(uint16_t, (_Float16)hi) << 16);
+}
+float lo_f(uint32_t w) { return (float)__builtin_bit_cast(_Float16, (uint16_t)w); }
+float hi_f(uint32_t w) { return (float)__builtin_bit_cast(_Float16, (uint16_t)(w >> 16)); }
+
+}  // namespace
+
+TEST(Dot2, Fdot2SumsBothProductsAndTheAccumulator) {
+  EXPECT_EQ(dl::fdot2(h2(1.5f, -2.0f), h2(4.0f, 0.25f), 0.5f), 6.0f);
+  // f16 products are exact in f32: 2049 * 2049 needs 23 bits.
+  EXPECT_EQ(dl::fdot2(h2(2048.0f, 0.0f), h2(2048.0f, 0.0f), 1.0f), 4194305.0f);
+  // One rounding of the three-term sum: 2^24 + 1 + 1 = 2^24 + 2 exactly.
+  EXPECT_EQ(dl::fdot2(h2(1.0f, 1.0f), h2(1.0f, 1.0f), 16777216.0f), 16777218.0f);
+  EXPECT_TRUE(std::isnan(dl::fdot2(h2(INFINITY, 0.0f), h2(0.0f, 0.0f), 0.0f)));
+}
+
+TEST(Dot2, PackedHalfMulAndFma) {
+  const uint32_t m = dl::pk_mul_f16(h2(3.0f, -0.5f), h2(2.0f, 8.0f));
+  EXPECT_EQ(lo_f(m), 6.0f);
+  EXPECT_EQ(hi_f(m), -4.0f);
+  const uint32_t o = dl::pk_mul_f16(h2(1.875f, -1.75f), h2(36864.0f, 36864.0f));  // 69120 overflows, 64512 fits
+  EXPECT_TRUE(std::isinf(lo_f(o)));
+  EXPECT_EQ(hi_f(o), -64512.0f);
+  const uint32_t f = dl::pk_fma_f16(o, 0u, h2(1.875f, -1.75f));  // inf * 0 = NaN; finite * 0 + h = h
+  EXPECT_TRUE(std::isnan(lo_f(f)));
+  EXPECT_EQ(hi_f(f), -1.75f);
+  // Round to nearest even: 1 + 2^-11 is a tie between 1 and 1 + 2^-10.
+  EXPECT_EQ(lo_f(dl::pk_fma_f16(h2(1.0f, 0.0f), h2(1.0f, 0.0f), h2(0.00048828125f, 0.0f))), 1.0f);
+}
+
+TEST(Dot2, CvtPkrtzRoundsTowardZero) {
+  const float up = 1.0f + 1.5f * 0.00048828125f;  // between 1 + 2^-11 and 1 + 2^-10: RNE would round up
+  EXPECT_EQ(lo_f(dl::cvt_pkrtz(up, -up)), 1.0f);
+  EXPECT_EQ(hi_f(dl::cvt_pkrtz(up, -up)), -1.0f);
+  EXPECT_EQ(lo_f(dl::cvt_pkrtz(70000.0f, -70000.0f)), 65504.0f);
+  EXPECT_EQ(hi_f(dl::cvt_pkrtz(70000.0f, -70000.0f)), -65504.0f);
+  EXPECT_TRUE(std::isinf(lo_f(dl::cvt_pkrtz(INFINITY, NAN))));
+  EXPECT_TRUE(std::isnan(hi_f(dl::cvt_pkrtz(INFINITY, NAN))));
+  EXPECT_EQ(lo_f(dl::cvt_pkrtz(0.333251953125f, 0.0f)), 0.333251953125f);  // exact in f16
+}
+
+// Every e4m3 code, in both halves of the pair, converts to exactly code / 256.
+TEST(Dot2, Fp8ToF16IsExactForEveryCode) {
+  for (int c = 0; c < 256; ++c) {
+    const float want = dl::fp8e4m3_to_f32((uint8_t)c);
+    for (int half = 0; half < 2; ++half) {
+      const uint32_t w = half == 0 ? (uint32_t)c : (uint32_t)c << 8;  // the code in byte 0 or byte 1
+      const uint32_t h = uattn::dot2::fp8_pair_to_f16_div256(uattn::dot2::fp8_bytes_to_pair(w, 0));
+      const float got = (half == 0 ? lo_f(h) : hi_f(h)) * 256.0f;
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << "code " << c;
+      } else {
+        EXPECT_EQ(got, want) << "code " << c;
+        EXPECT_EQ(std::signbit(got), std::signbit(want)) << "code " << c;
+      }
+    }
+    // The key-pair interleave used for V: byte e of two dwords.
+    const uint32_t wa = (uint32_t)c << 16, wb = (uint32_t)(255 - c) << 16;
+    const uint32_t hv = uattn::dot2::fp8_pair_to_f16_div256(uattn::dot2::fp8_interleave(wa, wb, 2));
+    const float wb_want = dl::fp8e4m3_to_f32((uint8_t)(255 - c));
+    if (!std::isnan(want)) EXPECT_EQ(lo_f(hv) * 256.0f, want) << c;
+    if (!std::isnan(wb_want)) EXPECT_EQ(hi_f(hv) * 256.0f, wb_want) << c;
+  }
+}
+
+TEST(Dot2, Bf16PairToF16IsExactInRange) {
+  const uint32_t w = 0x3FC0BF80u;  // bf16 hi 1.5, lo -1.0
+  const uint32_t h = uattn::dot2::bf16_pair_to_f16(w);
+  EXPECT_EQ(lo_f(h), -1.0f);
+  EXPECT_EQ(hi_f(h), 1.5f);
+}
+
+TEST(Dot2, PermSelectsBytesOfHiLo) {
+  // Selectors 0-3: bytes of `lo`, 4-7: bytes of `hi`, 0x0C: zero.
+  EXPECT_EQ(dl::perm(0x44332211u, 0x88776655u, 0x05040100u), 0x22116655u);
+  EXPECT_EQ(dl::perm(0x44332211u, 0x88776655u, 0x07060302u), 0x44338877u);
+  EXPECT_EQ(dl::perm(0x44332211u, 0x88776655u, 0x0C070C00u), 0x00440055u);
+}
+
+TEST(Dot2, MaxNonan) {
+  EXPECT_EQ(dl::max_nonan(-INFINITY, -3.0f), -3.0f);
+  EXPECT_EQ(dl::max_nonan(2.5f, -INFINITY), 2.5f);
+  EXPECT_EQ(dl::max_nonan(-INFINITY, -INFINITY), -INFINITY);
+  EXPECT_EQ(dl::max_nonan(1e30f, 2e30f), 2e30f);
+}
+
+TEST(Dot2, DwordLoadsAndStores) {
+  alignas(16) uint32_t buf[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  const auto a = dl::ld_dwords<4>(buf + 1);  // 4-byte aligned only
+  EXPECT_EQ(a[0], 2u);
+  EXPECT_EQ(a[3], 5u);
+  const auto b = dl::ld_dwords<2>((uint64_t)(uintptr_t)buf, 36u);  // base + byte offset
+  EXPECT_EQ(b[0], 10u);
+  EXPECT_EQ(b[1], 11u);
+  dl::vec<uint32_t, 2> v;
+  v[0] = 77u;
+  v[1] = 88u;
+  dl::st_dwords<2>(buf + 5, v);
+  EXPECT_EQ(buf[5], 77u);
+  EXPECT_EQ(buf[6], 88u);
+  EXPECT_EQ(buf[7], 8u);
+}
+
+// xor_lanes<M> and readlane in a wave32 launch.
+UATTN_GLOBAL void k_dot2_lanes(AttnParams p) {
+  uint32_t* out = static_cast<uint32_t*>(p.out) + dl::lane_id() * 6;
+  const uint32_t v = (uint32_t)dl::lane_id() * 10u + 7u;
+  out[0] = dl::xor_lanes<1>(v);
+  out[1] = dl::xor_lanes<2>(v);
+  out[2] = dl::xor_lanes<4>(v);
+  out[3] = dl::xor_lanes<8>(v);
+  out[4] = dl::xor_lanes<16>(v);
+  out[5] = dl::readlane(v, 19);
+}
+
+TEST(Dot2, XorLanesAndReadlane) {
+  std::vector<uint32_t> out(32 * 6, 0);
+  AttnParams p{};
+  p.out = out.data();
+  Launch l{};
+  l.kernel_name = "k_dot2_lanes";
+  l.grid[0] = l.grid[1] = l.grid[2] = 1;
+  l.threads = 32;
+  l.wave_size = 32;
+  l.lds_bytes = 0;
+  const Result r = launch(k_dot2_lanes, l, p);
+  ASSERT_TRUE(r.ok) << r.error;
+  const int masks[5] = {1, 2, 4, 8, 16};
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(out[lane * 6 + i], (uint32_t)(lane ^ masks[i]) * 10u + 7u) << lane;
+    EXPECT_EQ(out[lane * 6 + 5], 197u) << lane;
+  }
+}
