@@ -73,7 +73,7 @@ def test_a_matrix_declares_an_architecture(run, tmp_path):
     out = _generate(run, tmp_path, m)
     arch = (out / GEN / "arch.hpp").read_text()
     assert "  gfx1099 = 2," in arch
-    assert '{"gfx1099", 32, MatrixInsn::dot2, 8, 4, 2, 65536u, 40, "gfx1030"},' in arch
+    assert '{"gfx1099", 32, MatrixInsn::dot2, 8, 4, 32, 65536u, 40, "gfx1030"},' in arch
     assert arch.count("defined(__gfx1030__)") == 1    # one device branch per processor
     assert "set(UATTN_OFFLOAD_TARGET_gfx1099 gfx1030)" in (out / "archs.cmake").read_text()
     rows = (out / "table_rows.inc").read_text()

@@ -29,7 +29,7 @@ expect("${step_out}" "uattn: 3 instances generated")
 # Generation: the records reach C++ and CMake.
 file(READ "${WORK}/generated/include/uattn/generated/arch.hpp" arch_hpp)
 expect("${arch_hpp}" "gfx1099 = 2,")
-expect("${arch_hpp}" "\\{\"gfx1099\", 32, MatrixInsn::dot2, 8, 4, 2, 65536u, 40, \"gfx1030\"\\}")
+expect("${arch_hpp}" "\\{\"gfx1099\", 32, MatrixInsn::dot2, 8, 4, 32, 65536u, 40, \"gfx1030\"\\}")
 file(READ "${WORK}/generated/archs.cmake" archs_cmake)
 expect("${archs_cmake}" "set\\(UATTN_OFFLOAD_TARGET_gfx1099 gfx1030\\)")
 file(READ "${WORK}/generated/table_rows.inc" rows)
