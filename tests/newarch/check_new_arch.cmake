@@ -45,7 +45,7 @@ run_step("uattn-explain on gfx1099"
 expect("${step_out}" "gfx1099 \\(40 CUs\\): path 3d")
 expect("${step_out}" "uattn_gfx1099_3d_f16_f16_d128_bany_all_m8n32w1")
 expect("${step_out}" "reduce +uattn_gfx1099_reduce_d128")
-expect("${step_out}" "workgroup 32 threads \\(1 wave x 32\\), LDS 18720 bytes")
+expect("${step_out}" "workgroup 32 threads \\(1 wave x 32\\), LDS 2560 bytes")
 run_step("uattn-explain --help"  "${WORK}/tools/uattn-explain" --help)
 expect("${step_out}" "gfx950, gfx1030, gfx1099 or all")
 
