@@ -173,6 +173,19 @@ namespace {
 
 bool empty_call(const AttentionArgs& a) { return a.num_seqs == 0 || a.q.shape[0] == 0; }
 
+Status null_out(const char* fn, const char* arg) {
+  return Status{kInvalidArgument, std::string("uattn: Runtime::") + fn + ": " + arg + " is null; expected a pointer to the result"};
+}
+
+// validate() then the options (no device needed for either).
+Status validate_call(const AttentionArgs& args, const SelectOptions& opt) {
+  Status s = validate(args);
+  if (!s.ok()) return s;
+  const std::string bad = options_error(opt);
+  if (!bad.empty()) return Status{kInvalidArgument, "uattn: " + bad};
+  return Status::Ok();
+}
+
 Status launch(hipFunction_t f, const KernelLaunch& k, AttnParams* params, void* stream) {
   size_t size = sizeof(AttnParams);
   void* config[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, params, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
@@ -192,6 +205,7 @@ Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Runtime::~Runtime() = default;
 
 Status Runtime::create(std::unique_ptr<Runtime>* out, const std::string& bundle_path) {
+  if (!out) return null_out("create", "out");
   std::vector<uint8_t> bytes;
   std::string used;
   Status s = read_bundle(bundle_path, &bytes, &used);
@@ -202,6 +216,7 @@ Status Runtime::create(std::unique_ptr<Runtime>* out, const std::string& bundle_
 }
 
 Status Runtime::create_from_buffer(std::unique_ptr<Runtime>* out, std::vector<uint8_t> bundle) {
+  if (!out) return null_out("create_from_buffer", "out");
   auto impl = std::make_unique<Impl>();
   Status s = parse_bundle(bundle, &impl->info);
   if (!s.ok()) return Status{kBundle, s.message + " in the buffer given to create_from_buffer"};
@@ -215,7 +230,8 @@ const std::string& Runtime::bundle_path() const { return impl_->path; }
 const BundleInfo& Runtime::bundle_info() const { return impl_->info; }
 
 Status Runtime::plan(const AttentionArgs& args, Selection* sel, const SelectOptions& opt) {
-  const Status s = validate(args);
+  if (!sel) return null_out("plan", "sel");
+  const Status s = validate_call(args, opt);
   return s.ok() ? plan_validated(args, sel, opt) : s;
 }
 
@@ -231,13 +247,14 @@ Status Runtime::plan_validated(const AttentionArgs& args, Selection* sel, const 
   if (!s.ok()) return s;
   *sel = select(describe(args, d->arch, d->cus), opt);
   if (!sel->ok)
-    return Status{kNoInstance, "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel->error};
+    return Status{sel->invalid ? kInvalidArgument : kNoInstance, "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel->error};
   return Status::Ok();
 }
 
 Status Runtime::workspace_size(const AttentionArgs& args, size_t* bytes, const SelectOptions& opt) {
+  if (!bytes) return null_out("workspace_size", "bytes");
   *bytes = 0;
-  Status s = validate(args);
+  Status s = validate_call(args, opt);
   if (!s.ok() || empty_call(args)) return s;
   Selection sel;
   s = plan_validated(args, &sel, opt);
@@ -247,7 +264,7 @@ Status Runtime::workspace_size(const AttentionArgs& args, size_t* bytes, const S
 
 Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace_bytes, void* stream,
                     const SelectOptions& opt) {
-  Status s = validate(args);
+  Status s = validate_call(args, opt);
   if (!s.ok() || empty_call(args)) return s;
   Selection sel;
   s = plan_validated(args, &sel, opt);

@@ -210,6 +210,48 @@ TEST(Run, InvalidArgumentsComeFirst) {  // refused on the host; no device needed
   EXPECT_TRUE(has(s.message, "num_kv_heads) = 3")) << s.message;
 }
 
+// Issue 11 class 4: options out of range are refused by every C++ entry point
+// before a device is probed (a ForcePath outside the enum is not "auto").
+TEST(Run, OptionsOutOfRangeAreInvalidArguments) {
+  std::unique_ptr<Runtime> rt = memory_runtime();
+  ArgsFixture f;
+  SelectOptions o;
+  o.num_segments = kMaxSegments + 1;
+  Status s = rt->run(f.args, nullptr, 0, nullptr, o);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: options.num_segments = 1025; expected 0 (automatic) to 1024");
+  size_t bytes = 5;
+  EXPECT_EQ(rt->workspace_size(f.args, &bytes, o).code, kInvalidArgument);
+  EXPECT_EQ(bytes, 0u);
+  Selection sel;
+  EXPECT_EQ(rt->plan(f.args, &sel, o).code, kInvalidArgument);
+  o.num_segments = 0;
+  o.path = (ForcePath)3;
+  s = rt->run(f.args, nullptr, 0, nullptr, o);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: options.path = 3; expected 0 (auto), 1 (2d) or 2 (3d)");
+  f.args.num_seqs = 0;  // an empty call with bad options is refused too
+  EXPECT_EQ(rt->run(f.args, nullptr, 0, nullptr, o).code, kInvalidArgument);
+}
+
+// Issue 11 class 7: null out-parameters are refused as the C API refuses them.
+TEST(Run, NullOutParametersAreRefused) {
+  Status s = Runtime::create(nullptr, "/nonexistent/a.hipfb");
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: Runtime::create: out is null; expected a pointer to the result");
+  s = Runtime::create_from_buffer(nullptr, fake_bundle({"gfx950"}));
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: Runtime::create_from_buffer: out is null; expected a pointer to the result");
+  std::unique_ptr<Runtime> rt = memory_runtime();
+  ArgsFixture f;
+  s = rt->plan(f.args, nullptr);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: Runtime::plan: sel is null; expected a pointer to the result");
+  s = rt->workspace_size(f.args, nullptr);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: Runtime::workspace_size: bytes is null; expected a pointer to the result");
+}
+
 TEST(Run, EmptyCallIsANoOp) {
   std::unique_ptr<Runtime> rt = memory_runtime();
   ArgsFixture f;

@@ -73,7 +73,11 @@ class Runtime {
   // stream. num_seqs == 0 or num_tokens == 0: success, nothing launched, no
   // device needed. workspace: device memory of workspace_size() bytes (may be
   // null when that is 0). Errors: kInvalidArgument, kNoDevice, kUnsupportedArch,
-  // kNoInstance, kBundle, kHip (names the HIP call and its error).
+  // kNoInstance, kBundle, kHip (names the HIP call and its error). `opt` out of
+  // its ranges (options_error(): a path outside ForcePath, num_segments above
+  // kMaxSegments) and problems the selector refuses as outside the contract
+  // (Selection::invalid) are kInvalidArgument. A null out-parameter (here and in
+  // create, create_from_buffer, plan, workspace_size) is kInvalidArgument.
   Status run(const AttentionArgs& args, void* workspace, size_t workspace_bytes, void* stream,
              const SelectOptions& opt = {});
 
