@@ -105,8 +105,8 @@ struct Runtime::Impl {
     d.gcn_arch = prop.gcnArchName;
     d.cus = prop.multiProcessorCount;
     const std::string processor = d.gcn_arch.substr(0, d.gcn_arch.find(':'));
-    bool in_bundle = info.compressed;
-    for (const std::string& a : info.archs) in_bundle = in_bundle || a == processor;
+    std::string why_not;
+    const bool in_bundle = info.compressed || pick_code_object(info, d.gcn_arch, &why_not) != nullptr;
     bool in_table = false;
     Arch arch = kArchs[0];
     if (arch_from_name(processor, &arch))
@@ -115,6 +115,7 @@ struct Runtime::Impl {
       std::ostringstream m;
       m << "uattn: device " << dev << " (" << d.name << ") is " << d.gcn_arch
         << ", which the kernel bundle does not serve: " << path << " has code objects for " << bundle_archs();
+      if (!in_bundle && !why_not.empty()) m << " (" << why_not << ")";
       std::string all;
       for (Arch x : kArchs) all += (all.empty() ? "" : ";") + std::string(arch_record(x).name);
       if (arch_from_name(processor, &arch))
@@ -136,22 +137,23 @@ struct Runtime::Impl {
     // The entry is copied out: bundle entries need not be aligned for ELF reading.
     const void* image = bundle.data();
     if (!info.compressed) {
-      const std::string processor = d.gcn_arch.substr(0, d.gcn_arch.find(':'));
-      for (const BundleEntry& en : info.entries)
-        if (en.arch == processor && en.size > 0) {
-          d.image.assign(bundle.begin() + (ptrdiff_t)en.offset, bundle.begin() + (ptrdiff_t)(en.offset + en.size));
-          image = d.image.data();
-          break;
-        }
+      std::string why;
+      const BundleEntry* en = pick_code_object(info, d.gcn_arch, &why);
+      if (!en) return d.load = Status{kUnsupportedArch, "uattn: " + path + ": " + why};
+      const Status ok = check_code_object(bundle.data() + en->offset, en->size, path + " entry '" + en->target + "'");
+      if (!ok.ok()) return d.load = ok;
+      d.image.assign(bundle.begin() + (ptrdiff_t)en->offset, bundle.begin() + (ptrdiff_t)(en->offset + en->size));
+      image = d.image.data();
     }
     const hipError_t e = hipModuleLoadData(&d.module, image);
     if (e == hipSuccess) return d.load = Status::Ok();
     d.module = nullptr;
-    if (e == hipErrorNoBinaryForGpu || e == hipErrorInvalidImage || e == hipErrorInvalidKernelFile)
-      return d.load = Status{kUnsupportedArch, "uattn: hipModuleLoadData on device " + std::to_string(dev) + " (" +
-                                                   d.name + ", " + d.gcn_arch + ") failed (" + hip_error(e) +
-                                                   "): the kernel bundle " + path + " has code objects for " +
-                                                   bundle_archs()};
+    const std::string where = "uattn: hipModuleLoadData on device " + std::to_string(dev) + " (" + d.name + ", " +
+                              d.gcn_arch + ") failed (" + hip_error(e) + "): the kernel bundle " + path;
+    if (e == hipErrorNoBinaryForGpu)
+      return d.load = Status{kUnsupportedArch, where + " has code objects for " + bundle_archs()};
+    if (e == hipErrorInvalidImage || e == hipErrorInvalidKernelFile)
+      return d.load = Status{kBundle, where + " holds a corrupt image (rebuild or reinstall it)"};
     return d.load = hip_failed("hipModuleLoadData(" + path + ") on device " + std::to_string(dev), e);
   }
 
