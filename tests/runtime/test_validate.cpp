@@ -230,6 +230,16 @@ TEST(Validate, NumSeqsNonNegative) {
   EXPECT_TRUE(Refused(validate(f.args), {"num_seqs = -3", ">= 0"}));
 }
 
+// Issue 11 class 4: negative host-known bounds are refused by name.
+TEST(Validate, NegativeMaxSeqlens) {
+  ArgsFixture f;
+  f.args.max_seqlen_q = -1;
+  EXPECT_TRUE(Refused(validate(f.args), {"uattn: max_seqlen_q = -1; expected >= 0"}));
+  ArgsFixture g;
+  g.args.max_seqlen_k = -7;
+  EXPECT_TRUE(Refused(validate(g.args), {"uattn: max_seqlen_k = -7; expected >= 0"}));
+}
+
 TEST(Validate, BlockTableStride) {
   ArgsFixture f;
   f.args.block_table_stride = 4;
