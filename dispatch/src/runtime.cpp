@@ -176,7 +176,8 @@ namespace {
 bool empty_call(const AttentionArgs& a) { return a.num_seqs == 0 || a.q.shape[0] == 0; }
 
 Status null_out(const char* fn, const char* arg) {
-  return Status{kInvalidArgument, std::string("uattn: Runtime::") + fn + ": " + arg + " is null; expected a pointer to the result"};
+  return Status{kInvalidArgument,
+                std::string("uattn: Runtime::") + fn + ": " + arg + " is null; expected a pointer to the result"};
 }
 
 // validate() then the options (no device needed for either).
@@ -249,7 +250,8 @@ Status Runtime::plan_validated(const AttentionArgs& args, Selection* sel, const 
   if (!s.ok()) return s;
   *sel = select(describe(args, d->arch, d->cus), opt);
   if (!sel->ok)
-    return Status{sel->invalid ? kInvalidArgument : kNoInstance, "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel->error};
+    return Status{sel->invalid ? kInvalidArgument : kNoInstance,
+                  "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel->error};
   return Status::Ok();
 }
 

@@ -69,13 +69,22 @@ namespace {
 
 constexpr int64_t kInt32Max = 0x7fffffff;
 
-// Token sum and length maxima of `a`, in 64 bits; false when a length is negative.
-struct Lengths { int64_t tokens = 0, max_q = 0, max_k = 0; int bad_seq = -1; const char* bad_name = ""; int64_t bad = 0; };
+// Token sum and length maxima of `a`, in 64 bits, and the first negative length.
+struct Lengths {
+  int64_t tokens = 0, max_q = 0, max_k = 0;
+  int bad_seq = -1;  // the first sequence with a negative length, -1 when none
+  const char* bad_name = "";
+  int64_t bad = 0;
+};
 Lengths lengths_of(const ProblemArgs& a) {
   Lengths l;
   for (int i = 0; i < a.num_seqs; ++i) {
     const int64_t q = a.q_lens ? a.q_lens[i] : 0, k = a.kv_lens ? a.kv_lens[i] : 0;
-    if (l.bad_seq < 0 && (q < 0 || k < 0)) { l.bad_seq = i; l.bad_name = q < 0 ? "q_lens" : "kv_lens"; l.bad = q < 0 ? q : k; }
+    if (l.bad_seq < 0 && (q < 0 || k < 0)) {
+      l.bad_seq = i;
+      l.bad_name = q < 0 ? "q_lens" : "kv_lens";
+      l.bad = q < 0 ? q : k;
+    }
     l.tokens += q > 0 ? q : 0;  // num_seqs <= 2^31 terms of < 2^31 each: no 64-bit overflow
     l.max_q = std::max(l.max_q, q);
     l.max_k = std::max(l.max_k, k);

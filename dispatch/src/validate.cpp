@@ -154,7 +154,8 @@ std::string rule_sizes(const AttentionArgs& a) {
     bool over = false;
     for (int i = 0; i < t.t->rank && !over; ++i) {
       const int64_t st = t.t->stride[i];
-      over = st == std::numeric_limits<int64_t>::min() || __builtin_mul_overflow(t.t->shape[i] - 1, st < 0 ? -st : st, &term) ||
+      over = st == std::numeric_limits<int64_t>::min() ||
+             __builtin_mul_overflow(t.t->shape[i] - 1, st < 0 ? -st : st, &term) ||
              __builtin_add_overflow(span, term, &span);
     }
     if (over || __builtin_mul_overflow(span, bytes, &span))

@@ -99,7 +99,8 @@ TEST(Bundle, CompressedHeaderIsChecked) {
   std::vector<uint8_t> truncated = ccob(3, 32 + 100, 4096, 100);
   truncated.resize(90);  // a truncated copy of the file
   const Case cases[] = {
-      {truncated, "(90 bytes): the header declares a file size of 132 bytes; expected the 90 bytes read (a truncated copy?)"},
+      {truncated,
+       "(90 bytes): the header declares a file size of 132 bytes; expected the 90 bytes read (a truncated copy?)"},
       {ccob(2, 24 + 10, 4096, 12), "declares a file size of 34 bytes; expected the 36 bytes read"},
       {ccob(9, 0, 0, 40), "version = 9; expected 1, 2 or 3"},
       {ccob(3, 32 + 5, 4096, 5, 7), "method = 7; expected 0 (zlib) or 1 (zstd)"},

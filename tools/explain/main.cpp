@@ -53,8 +53,9 @@ int parse_args(int argc, char** argv, Args* a) {
   auto* scen = app.add_option("--scenarios", a->scenarios, "scenario file: default.json or models.json")
                    ->option_text("FILE");
   app.add_option("--name", a->name, "only entries whose name matches this glob ('*', '?')")->needs(scen);
-  auto* seqs = app.add_option("--seqs", a->seqs, "q_len:kv_len per sequence, e.g. 1:1024,5:18 (with --scenarios: replaces "
-                                    "every entry's batch; default: the default batches)");
+  auto* seqs = app.add_option("--seqs", a->seqs,
+                              "q_len:kv_len per sequence, e.g. 1:1024,5:18 (with --scenarios: replaces "
+                              "every entry's batch; default: the default batches)");
   // The problem, when no scenario file is given.
   std::vector<CLI::Option*> problem{
       app.add_option("--head-size", s.head_size, "head size D")->check(CLI::Range(1, 1 << 16)),
@@ -81,7 +82,8 @@ int parse_args(int argc, char** argv, Args* a) {
                 std::to_string(uattn::cu_count(x));
   app.add_option("--cus", a->cus, cus_help + ")")->check(CLI::Range(1, 1 << 20));
   app.add_option("--filter", a->filter, "only instances whose name matches this glob");
-  app.add_option("--segments", a->segments, "3D segment count (default: the selector's)")->check(CLI::Range(1, 4096));
+  app.add_option("--segments", a->segments, "3D segment count (default: the selector's)")
+      ->check(CLI::Range(1, uattn::kMaxSegments));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
