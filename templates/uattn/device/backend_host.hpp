@@ -92,6 +92,7 @@ inline void cvt_pk_fp8(uint32_t bits, bool hi, T& x0, T& x1) {
   cvt_pk_f32_fp8(bits, hi, a, b);
   x0 = (T)a;
   x1 = (T)b;
+}
 
 // ---- wave32 packed-math body: host emulation of backend_amd.hpp's set, from the
 // same definitions (AMD "RDNA 2" ISA reference guide, chapters 6 and 12);
