@@ -86,10 +86,12 @@ bool bad_options(const uattn_options_t* o, uattn::Status* s) {
     *s = {uattn::kInvalidArgument, "uattn: options.path = " + std::to_string(o->path) + "; expected " + expected};
     return true;
   }
-  if (o && o->num_segments < 0) {
-    *s = {uattn::kInvalidArgument,
-          "uattn: options.num_segments = " + std::to_string(o->num_segments) + "; expected >= 0 (0 = automatic)"};
-    return true;
+  if (o) {  // num_segments: the C++ rule (options_error), one message for both APIs
+    const std::string bad = uattn::options_error(to_cpp(o));
+    if (!bad.empty()) {
+      *s = {uattn::kInvalidArgument, "uattn: " + bad};
+      return true;
+    }
   }
   return false;
 }

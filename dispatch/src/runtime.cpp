@@ -105,8 +105,8 @@ struct Runtime::Impl {
     d.gcn_arch = prop.gcnArchName;
     d.cus = prop.multiProcessorCount;
     const std::string processor = d.gcn_arch.substr(0, d.gcn_arch.find(':'));
-    bool in_bundle = info.compressed;
-    for (const std::string& a : info.archs) in_bundle = in_bundle || a == processor;
+    std::string why_not;
+    const bool in_bundle = info.compressed || pick_code_object(info, d.gcn_arch, &why_not) != nullptr;
     bool in_table = false;
     Arch arch = kArchs[0];
     if (arch_from_name(processor, &arch))
@@ -115,6 +115,7 @@ struct Runtime::Impl {
       std::ostringstream m;
       m << "uattn: device " << dev << " (" << d.name << ") is " << d.gcn_arch
         << ", which the kernel bundle does not serve: " << path << " has code objects for " << bundle_archs();
+      if (!in_bundle && !why_not.empty()) m << " (" << why_not << ")";
       std::string all;
       for (Arch x : kArchs) all += (all.empty() ? "" : ";") + std::string(arch_record(x).name);
       if (arch_from_name(processor, &arch))
@@ -136,22 +137,23 @@ struct Runtime::Impl {
     // The entry is copied out: bundle entries need not be aligned for ELF reading.
     const void* image = bundle.data();
     if (!info.compressed) {
-      const std::string processor = d.gcn_arch.substr(0, d.gcn_arch.find(':'));
-      for (const BundleEntry& en : info.entries)
-        if (en.arch == processor && en.size > 0) {
-          d.image.assign(bundle.begin() + (ptrdiff_t)en.offset, bundle.begin() + (ptrdiff_t)(en.offset + en.size));
-          image = d.image.data();
-          break;
-        }
+      std::string why;
+      const BundleEntry* en = pick_code_object(info, d.gcn_arch, &why);
+      if (!en) return d.load = Status{kUnsupportedArch, "uattn: " + path + ": " + why};
+      const Status ok = check_code_object(bundle.data() + en->offset, en->size, path + " entry '" + en->target + "'");
+      if (!ok.ok()) return d.load = ok;
+      d.image.assign(bundle.begin() + (ptrdiff_t)en->offset, bundle.begin() + (ptrdiff_t)(en->offset + en->size));
+      image = d.image.data();
     }
     const hipError_t e = hipModuleLoadData(&d.module, image);
     if (e == hipSuccess) return d.load = Status::Ok();
     d.module = nullptr;
-    if (e == hipErrorNoBinaryForGpu || e == hipErrorInvalidImage || e == hipErrorInvalidKernelFile)
-      return d.load = Status{kUnsupportedArch, "uattn: hipModuleLoadData on device " + std::to_string(dev) + " (" +
-                                                   d.name + ", " + d.gcn_arch + ") failed (" + hip_error(e) +
-                                                   "): the kernel bundle " + path + " has code objects for " +
-                                                   bundle_archs()};
+    const std::string where = "uattn: hipModuleLoadData on device " + std::to_string(dev) + " (" + d.name + ", " +
+                              d.gcn_arch + ") failed (" + hip_error(e) + "): the kernel bundle " + path;
+    if (e == hipErrorNoBinaryForGpu)
+      return d.load = Status{kUnsupportedArch, where + " has code objects for " + bundle_archs()};
+    if (e == hipErrorInvalidImage || e == hipErrorInvalidKernelFile)
+      return d.load = Status{kBundle, where + " holds a corrupt image (rebuild or reinstall it)"};
     return d.load = hip_failed("hipModuleLoadData(" + path + ") on device " + std::to_string(dev), e);
   }
 
@@ -173,6 +175,20 @@ namespace {
 
 bool empty_call(const AttentionArgs& a) { return a.num_seqs == 0 || a.q.shape[0] == 0; }
 
+Status null_out(const char* fn, const char* arg) {
+  return Status{kInvalidArgument,
+                std::string("uattn: Runtime::") + fn + ": " + arg + " is null; expected a pointer to the result"};
+}
+
+// validate() then the options (no device needed for either).
+Status validate_call(const AttentionArgs& args, const SelectOptions& opt) {
+  Status s = validate(args);
+  if (!s.ok()) return s;
+  const std::string bad = options_error(opt);
+  if (!bad.empty()) return Status{kInvalidArgument, "uattn: " + bad};
+  return Status::Ok();
+}
+
 Status launch(hipFunction_t f, const KernelLaunch& k, AttnParams* params, void* stream) {
   size_t size = sizeof(AttnParams);
   void* config[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, params, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
@@ -192,6 +208,7 @@ Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Runtime::~Runtime() = default;
 
 Status Runtime::create(std::unique_ptr<Runtime>* out, const std::string& bundle_path) {
+  if (!out) return null_out("create", "out");
   std::vector<uint8_t> bytes;
   std::string used;
   Status s = read_bundle(bundle_path, &bytes, &used);
@@ -202,6 +219,7 @@ Status Runtime::create(std::unique_ptr<Runtime>* out, const std::string& bundle_
 }
 
 Status Runtime::create_from_buffer(std::unique_ptr<Runtime>* out, std::vector<uint8_t> bundle) {
+  if (!out) return null_out("create_from_buffer", "out");
   auto impl = std::make_unique<Impl>();
   Status s = parse_bundle(bundle, &impl->info);
   if (!s.ok()) return Status{kBundle, s.message + " in the buffer given to create_from_buffer"};
@@ -215,7 +233,8 @@ const std::string& Runtime::bundle_path() const { return impl_->path; }
 const BundleInfo& Runtime::bundle_info() const { return impl_->info; }
 
 Status Runtime::plan(const AttentionArgs& args, Selection* sel, const SelectOptions& opt) {
-  const Status s = validate(args);
+  if (!sel) return null_out("plan", "sel");
+  const Status s = validate_call(args, opt);
   return s.ok() ? plan_validated(args, sel, opt) : s;
 }
 
@@ -231,13 +250,15 @@ Status Runtime::plan_validated(const AttentionArgs& args, Selection* sel, const 
   if (!s.ok()) return s;
   *sel = select(describe(args, d->arch, d->cus), opt);
   if (!sel->ok)
-    return Status{kNoInstance, "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel->error};
+    return Status{sel->invalid ? kInvalidArgument : kNoInstance,
+                  "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel->error};
   return Status::Ok();
 }
 
 Status Runtime::workspace_size(const AttentionArgs& args, size_t* bytes, const SelectOptions& opt) {
+  if (!bytes) return null_out("workspace_size", "bytes");
   *bytes = 0;
-  Status s = validate(args);
+  Status s = validate_call(args, opt);
   if (!s.ok() || empty_call(args)) return s;
   Selection sel;
   s = plan_validated(args, &sel, opt);
@@ -247,7 +268,7 @@ Status Runtime::workspace_size(const AttentionArgs& args, size_t* bytes, const S
 
 Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace_bytes, void* stream,
                     const SelectOptions& opt) {
-  Status s = validate(args);
+  Status s = validate_call(args, opt);
   if (!s.ok() || empty_call(args)) return s;
   Selection sel;
   s = plan_validated(args, &sel, opt);

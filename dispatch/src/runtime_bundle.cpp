@@ -9,9 +9,15 @@
 // Bundle format (clang-offload-bundler, binary "-type=o"), little-endian:
 //   "__CLANG_OFFLOAD_BUNDLE__" u64 n, then n x {u64 offset, u64 size, u64 id_len, id}
 // A compressed bundle starts with "CCOB" and holds that, compressed; its entry
-// list is read by the HIP runtime when it loads the bundle.
+// list is read by the HIP runtime when it loads the bundle. Its header
+// (clang's CompressedOffloadBundle), little-endian after the magic:
+//   v1: u16 version, u16 method, u32 uncompressed size, u64 hash            (20 bytes)
+//   v2: u16 version, u16 method, u32 file size, u32 uncompressed size, u64 hash  (24)
+//   v3: u16 version, u16 method, u64 file size, u64 uncompressed size, u64 hash  (32)
+// method 0 = zlib, 1 = zstd; the compressed stream follows the header.
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,10 +63,19 @@ std::string executable_file() {
   return buf;
 }
 
-uint64_t read_u64(const uint8_t* p) {
+uint64_t read_le(const uint8_t* p, int bytes) {
   uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
   return v;
+}
+uint64_t read_u64(const uint8_t* p) { return read_le(p, 8); }
+
+const char* file_kind(mode_t m) {
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
 }
 
 std::string hex_prefix(const std::vector<uint8_t>& b) {
@@ -70,21 +85,78 @@ std::string hex_prefix(const std::vector<uint8_t>& b) {
   return o.str();
 }
 
-// Reads a whole file; "" on success, else the reason.
+// Reads a whole regular file of at most kMaxBundleBytes; "" on success, else the
+// reason. Opened non-blocking so that a FIFO at the path cannot block the open.
 std::string read_file(const std::string& path, std::vector<uint8_t>* out) {
-  if (is_dir(path)) return "is a folder";
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return std::strerror(errno);
-  std::vector<uint8_t> data;
-  uint8_t buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) data.insert(data.end(), buf, buf + n);
-  const bool err = std::ferror(f) != 0;
-  const int e = errno;
-  std::fclose(f);
-  if (err) return std::string("read error: ") + std::strerror(e);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::strerror(errno);
+  struct Closer { int fd; ~Closer() { ::close(fd); } } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return std::string("fstat: ") + std::strerror(errno);
+  if (S_ISDIR(st.st_mode)) return "is a folder";
+  if (!S_ISREG(st.st_mode)) return std::string("is ") + file_kind(st.st_mode) + "; expected a regular file";
+  if ((uint64_t)st.st_size > kMaxBundleBytes)
+    return "is " + std::to_string((uint64_t)st.st_size) + " bytes; expected at most " +
+           std::to_string(kMaxBundleBytes) + " (kMaxBundleBytes)";
+  std::vector<uint8_t> data((size_t)st.st_size);
+  size_t got = 0;
+  while (got < data.size()) {
+    const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::string("read error: ") + std::strerror(errno);
+    if (n == 0) break;
+    got += (size_t)n;
+  }
+  if (got != data.size())
+    return "shrank while being read (" + std::to_string(got) + " of " + std::to_string(data.size()) + " bytes)";
   *out = std::move(data);
   return "";
+}
+
+Status bad_compressed(const std::vector<uint8_t>& b, const std::string& what) {
+  return Status{kBundle, "uattn: corrupt compressed offload bundle (" + std::to_string(b.size()) + " bytes): " + what};
+}
+
+Status parse_compressed(const std::vector<uint8_t>& b, BundleInfo* info) {
+  if (b.size() < 8) return bad_compressed(b, "the header is truncated; expected at least 8 bytes");
+  const uint64_t version = read_le(b.data() + 4, 2), method = read_le(b.data() + 6, 2);
+  if (version < 1 || version > 3)
+    return bad_compressed(b, "version = " + std::to_string(version) + "; expected 1, 2 or 3");
+  const size_t header = version == 1 ? 20 : version == 2 ? 24 : 32;
+  if (b.size() < header)
+    return bad_compressed(b, "the version " + std::to_string(version) + " header is truncated; expected " +
+                                 std::to_string(header) + " bytes");
+  if (method > 1)
+    return bad_compressed(b, "method = " + std::to_string(method) + "; expected 0 (zlib) or 1 (zstd)");
+  const int field = version == 3 ? 8 : 4;
+  if (version >= 2) {
+    const uint64_t total = read_le(b.data() + 8, field);
+    if (total != b.size())
+      return bad_compressed(b, "the header declares a file size of " + std::to_string(total) +
+                                   " bytes; expected the " + std::to_string(b.size()) + " bytes read" +
+                                   (total > b.size() ? " (a truncated copy?)" : ""));
+  }
+  const uint64_t raw = read_le(b.data() + (version == 1 ? 8 : 8 + field), field);
+  if (raw == 0 || raw > kMaxUncompressedBundleBytes)
+    return bad_compressed(b, "the header declares an uncompressed size of " + std::to_string(raw) +
+                                 " bytes; expected 1 to " + std::to_string(kMaxUncompressedBundleBytes));
+  if (b.size() == header) return bad_compressed(b, "no compressed data follows the header");
+  info->compressed = true;
+  info->compressed_version = (int)version;
+  info->uncompressed_size = raw;
+  return Status::Ok();
+}
+
+// "gfx950:sramecc+:xnack-" -> {"sramecc+", "xnack-"}
+std::vector<std::string> target_features(const std::string& id) {
+  std::vector<std::string> f;
+  size_t p = id.find(':');
+  while (p != std::string::npos) {
+    const size_t q = id.find(':', p + 1);
+    f.push_back(id.substr(p + 1, q == std::string::npos ? std::string::npos : q - p - 1));
+    p = q;
+  }
+  return f;
 }
 
 }  // namespace
@@ -92,10 +164,7 @@ std::string read_file(const std::string& path, std::vector<uint8_t>* out) {
 Status parse_bundle(const std::vector<uint8_t>& b, BundleInfo* info) {
   *info = BundleInfo{};
   const size_t magic_len = sizeof(kBundleMagic) - 1;
-  if (b.size() >= 4 && std::memcmp(b.data(), kCompressedMagic, 4) == 0) {
-    info->compressed = true;
-    return Status::Ok();
-  }
+  if (b.size() >= 4 && std::memcmp(b.data(), kCompressedMagic, 4) == 0) return parse_compressed(b, info);
   if (b.size() < magic_len + 8 || std::memcmp(b.data(), kBundleMagic, magic_len) != 0)
     return Status{kBundle, "uattn: not a clang offload bundle (" + std::to_string(b.size()) +
                                " bytes, starting with " + (b.empty() ? std::string("nothing") : hex_prefix(b)) +
@@ -127,6 +196,72 @@ Status parse_bundle(const std::vector<uint8_t>& b, BundleInfo* info) {
     info->entries.push_back(std::move(e));
   }
   return Status::Ok();
+}
+
+Status check_code_object(const uint8_t* p, uint64_t size, const std::string& what) {
+  auto bad = [&](const std::string& why) {
+    return Status{kBundle, "uattn: corrupt code object in " + what + " (" + std::to_string(size) + " bytes): " + why};
+  };
+  if (size < 64) return bad("shorter than an ELF64 header (64 bytes)");
+  if (std::memcmp(p, "\x7f" "ELF", 4) != 0) return bad("no ELF magic (7f 45 4c 46)");
+  if (p[4] != 2 || p[5] != 1) return bad("expected a 64-bit little-endian ELF (class 2, data 1)");
+  const uint64_t machine = read_le(p + 18, 2);
+  if (machine != 224) return bad("e_machine = " + std::to_string(machine) + "; expected 224 (EM_AMDGPU)");
+  // A table of `num` entries of `entsize` bytes at `off` lies inside the image.
+  auto table_ok = [&](uint64_t off, uint64_t entsize, uint64_t num, uint64_t min_entsize) {
+    if (num == 0) return true;
+    return entsize >= min_entsize && off <= size && num <= (size - off) / entsize;
+  };
+  const uint64_t phoff = read_u64(p + 32), shoff = read_u64(p + 40);
+  const uint64_t phentsize = read_le(p + 54, 2), phnum = read_le(p + 56, 2);
+  const uint64_t shentsize = read_le(p + 58, 2), shnum = read_le(p + 60, 2);
+  if (!table_ok(phoff, phentsize, phnum, 56))
+    return bad("program headers (e_phoff " + std::to_string(phoff) + ", " + std::to_string(phnum) + " x " +
+               std::to_string(phentsize) + " bytes) extend past the image");
+  if (!table_ok(shoff, shentsize, shnum, 64))
+    return bad("section headers (e_shoff " + std::to_string(shoff) + ", " + std::to_string(shnum) + " x " +
+               std::to_string(shentsize) + " bytes) extend past the image");
+  for (uint64_t i = 0; i < phnum; ++i) {
+    const uint8_t* h = p + phoff + i * phentsize;
+    const uint64_t off = read_u64(h + 8), filesz = read_u64(h + 32);
+    if (off > size || filesz > size - off)
+      return bad("program header " + std::to_string(i) + " (offset " + std::to_string(off) + ", " +
+                 std::to_string(filesz) + " bytes) extends past the image");
+  }
+  for (uint64_t i = 0; i < shnum; ++i) {
+    const uint8_t* h = p + shoff + i * shentsize;
+    const uint64_t type = read_le(h + 4, 4), off = read_u64(h + 24), sz = read_u64(h + 32);
+    if (type != 8 /* SHT_NOBITS */ && (off > size || sz > size - off))
+      return bad("section " + std::to_string(i) + " (offset " + std::to_string(off) + ", " + std::to_string(sz) +
+                 " bytes) extends past the image");
+  }
+  return Status::Ok();
+}
+
+const BundleEntry* pick_code_object(const BundleInfo& info, const std::string& device, std::string* why) {
+  const std::string processor = device.substr(0, device.find(':'));
+  const std::vector<std::string> have = target_features(device);
+  const BundleEntry* best = nullptr;
+  size_t best_n = 0;
+  std::string seen;
+  for (const BundleEntry& e : info.entries) {
+    if (e.arch != processor) continue;
+    const std::string id = e.target.substr(e.target.find("--") + 2);
+    seen += (seen.empty() ? "" : ", ") + id;
+    const std::vector<std::string> want = target_features(id);
+    bool ok = true;
+    for (const std::string& f : want) {
+      bool match = false;
+      for (const std::string& h : have) match = match || h == f;
+      ok = ok && match;
+    }
+    if (ok && (!best || want.size() > best_n)) { best = &e; best_n = want.size(); }
+  }
+  if (!best && why)
+    *why = seen.empty() ? "the bundle has no code object for " + processor
+                        : "no code object compatible with " + device + " (the bundle has " + seen +
+                              "; each target feature an entry names must be set the same way on the device)";
+  return best;
 }
 
 std::vector<std::string> bundle_search_paths(const std::string& explicit_path) {

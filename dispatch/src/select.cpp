@@ -65,6 +65,37 @@ uint32_t features_used(int window_left, float softcap, bool alibi, bool qq_bias,
          (qq_bias ? kFeatQQBias : 0u) | (sinks ? kFeatSinks : 0u);
 }
 
+namespace {
+
+constexpr int64_t kInt32Max = 0x7fffffff;
+
+// Token sum and length maxima of `a`, in 64 bits, and the first negative length.
+struct Lengths {
+  int64_t tokens = 0, max_q = 0, max_k = 0;
+  int bad_seq = -1;  // the first sequence with a negative length, -1 when none
+  const char* bad_name = "";
+  int64_t bad = 0;
+};
+Lengths lengths_of(const ProblemArgs& a) {
+  Lengths l;
+  for (int i = 0; i < a.num_seqs; ++i) {
+    const int64_t q = a.q_lens ? a.q_lens[i] : 0, k = a.kv_lens ? a.kv_lens[i] : 0;
+    if (l.bad_seq < 0 && (q < 0 || k < 0)) {
+      l.bad_seq = i;
+      l.bad_name = q < 0 ? "q_lens" : "kv_lens";
+      l.bad = q < 0 ? q : k;
+    }
+    l.tokens += q > 0 ? q : 0;  // num_seqs <= 2^31 terms of < 2^31 each: no 64-bit overflow
+    l.max_q = std::max(l.max_q, q);
+    l.max_k = std::max(l.max_k, k);
+  }
+  return l;
+}
+
+int fit_int32(int64_t v) { return v >= 0 && v <= kInt32Max ? (int)v : -1; }
+
+}  // namespace
+
 ProblemDesc make_problem(const ProblemArgs& a) {
   ProblemDesc p;
   p.arch = a.arch;
@@ -77,18 +108,38 @@ ProblemDesc make_problem(const ProblemArgs& a) {
   p.num_q_heads = a.num_q_heads;
   p.num_kv_heads = a.num_kv_heads;
   p.num_seqs = a.num_seqs;
-  int tokens = 0, max_q = 0, max_k = 0;
-  for (int i = 0; i < a.num_seqs && a.q_lens; ++i) {
-    tokens += a.q_lens[i];
-    max_q = std::max(max_q, (int)a.q_lens[i]);
-  }
-  for (int i = 0; i < a.num_seqs && a.kv_lens; ++i) max_k = std::max(max_k, (int)a.kv_lens[i]);
-  p.num_tokens = a.num_tokens >= 0 ? a.num_tokens : tokens;
-  p.max_seqlen_q = a.max_seqlen_q >= 0 ? a.max_seqlen_q : max_q;
-  p.max_seqlen_k = a.max_seqlen_k >= 0 ? a.max_seqlen_k : max_k;
+  const Lengths l = lengths_of(a);
+  p.num_tokens = a.num_tokens >= 0 ? a.num_tokens : l.bad_seq >= 0 ? -1 : fit_int32(l.tokens);
+  p.max_seqlen_q = a.max_seqlen_q >= 0 ? a.max_seqlen_q : l.bad_seq >= 0 ? -1 : fit_int32(l.max_q);
+  p.max_seqlen_k = a.max_seqlen_k >= 0 ? a.max_seqlen_k : l.bad_seq >= 0 ? -1 : fit_int32(l.max_k);
   p.num_cus = a.num_cus;
   p.rows_aligned = a.rows_aligned;
   return p;
+}
+
+std::string problem_args_error(const ProblemArgs& a) {
+  std::ostringstream e;
+  if (a.num_seqs < 0) {
+    e << "num_seqs = " << a.num_seqs << "; expected >= 0";
+    return e.str();
+  }
+  const Lengths l = lengths_of(a);
+  if (l.bad_seq >= 0)
+    e << l.bad_name << "[" << l.bad_seq << "] = " << l.bad << "; expected >= 0";
+  else if (a.num_tokens < 0 && l.tokens > kInt32Max)
+    e << "num_tokens = sum of q_lens = " << l.tokens << " (" << a.num_seqs << " sequences); expected <= " << kInt32Max;
+  return e.str();
+}
+
+std::string options_error(const SelectOptions& o) {
+  std::ostringstream e;
+  const int path = (int)o.path;
+  if (path < (int)ForcePath::kAuto || path > (int)ForcePath::k3D)
+    e << "options.path = " << path << "; expected " << (int)ForcePath::kAuto << " (auto), " << (int)ForcePath::k2D
+      << " (2d) or " << (int)ForcePath::k3D << " (3d)";
+  else if (o.num_segments < 0 || o.num_segments > kMaxSegments)
+    e << "options.num_segments = " << o.num_segments << "; expected 0 (automatic) to " << kMaxSegments;
+  return e.str();
 }
 
 bool glob_match(const char* pat, const char* s) {
@@ -105,12 +156,18 @@ bool glob_match(const char* pat, const char* s) {
 }
 
 WorkspaceLayout workspace_layout(int num_tokens, int num_q_heads, int num_segments, int head_size) {
-  const uint64_t rows = (uint64_t)num_tokens * (uint64_t)num_q_heads * (uint64_t)num_segments;
-  WorkspaceLayout w;
-  w.acc_offset = 0;
-  w.max_offset = rows * (uint64_t)head_size * 4u;
-  w.sum_offset = w.max_offset + rows * 4u;
-  w.total_bytes = w.sum_offset + rows * 4u;
+  WorkspaceLayout w{0, 0, 0, 0};
+  if (num_tokens < 0 || num_q_heads < 0 || num_segments < 0 || head_size < 0) return w;
+  uint64_t rows = 0, acc = 0, acc_d = 0, tail = 0, total = 0;
+  // rows * head_size * 4 + rows * 4 * 2 bytes, every step checked.
+  if (__builtin_mul_overflow((uint64_t)num_tokens, (uint64_t)num_q_heads, &rows) ||
+      __builtin_mul_overflow(rows, (uint64_t)num_segments, &rows) ||
+      __builtin_mul_overflow(rows, (uint64_t)head_size, &acc_d) || __builtin_mul_overflow(acc_d, 4u, &acc) ||
+      __builtin_mul_overflow(rows, 8u, &tail) || __builtin_add_overflow(acc, tail, &total))
+    return w;
+  w.max_offset = acc;
+  w.sum_offset = acc + rows * 4u;
+  w.total_bytes = total;
   return w;
 }
 
@@ -183,6 +240,9 @@ std::string check(const ProblemDesc& p) {
     e << "num_q_heads=" << p.num_q_heads << ", num_kv_heads=" << p.num_kv_heads
       << ": expected num_q_heads a positive multiple of num_kv_heads";
   else if (p.num_seqs < 0 || p.num_tokens < 0) e << "num_seqs=" << p.num_seqs << ", num_tokens=" << p.num_tokens << ": expected >= 0";
+  else if (p.max_seqlen_q < 0 || p.max_seqlen_k < 0)
+    e << "max_seqlen_q=" << p.max_seqlen_q << ", max_seqlen_k=" << p.max_seqlen_k << ": expected >= 0";
+  else if (p.num_cus < 0) e << "num_cus=" << p.num_cus << ": expected 0 (the architecture's count) or > 0";
   else if ((p.features & ~kFeatAll) != 0) e << "features=0x" << std::hex << p.features << ": unknown feature bits";
   return e.str();
 }
@@ -192,12 +252,9 @@ std::string check(const ProblemDesc& p) {
 Selection select(const ProblemDesc& p, const SelectOptions& opt) {
   Selection sel;
   const std::string bad = check(p);
-  if (!bad.empty()) { sel.error = "invalid problem: " + bad; return sel; }
-  if (opt.num_segments < 0 || opt.num_segments > kMaxSegments) {
-    sel.error = "num_segments=" + std::to_string(opt.num_segments) + ": expected 0 (selector's choice) to " +
-                std::to_string(kMaxSegments);
-    return sel;
-  }
+  if (!bad.empty()) { sel.error = "invalid problem: " + bad; sel.invalid = true; return sel; }
+  const std::string bad_opt = options_error(opt);
+  if (!bad_opt.empty()) { sel.error = bad_opt; sel.invalid = true; return sel; }
   const int cus = p.num_cus > 0 ? p.num_cus : cu_count(p.arch);
   const int qpk = p.num_q_heads / p.num_kv_heads;
   const int rows_per_wave = uattn::rows_per_wave(p.arch);
@@ -252,13 +309,20 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
   sel.attention.threads = (uint32_t)(row->waves * row->wave_size);
   sel.attention.lds_bytes = row->lds_bytes;
   const uint64_t gx = grid_x(p, row->block_m);
-  if (gx > 0x7fffffffull) { sel.error = "num_tokens=" + std::to_string(p.num_tokens) + ": grid too large"; return sel; }
+  if (gx > 0x7fffffffull) {
+    sel.error = "num_tokens=" + std::to_string(p.num_tokens) + ", num_seqs=" + std::to_string(p.num_seqs) +
+                ": grid x = " + std::to_string(gx) + " workgroups of " + row->name + "; expected <= 2147483647";
+    sel.invalid = true;
+    return sel;
+  }
   sel.attention.grid = Dim3{(uint32_t)gx, (uint32_t)p.num_kv_heads, 1};
   why << "instance " << row->name << " (first row serving " << describe(p) << ")";
 
   if (path == Path::k3D) {
     int segs = opt.num_segments;
-    const int kv_tiles = std::max(1, (p.max_seqlen_k + row->block_n - 1) / row->block_n);
+    // 64-bit: max_seqlen_k + block_n - 1 overflows int for max_seqlen_k near 2^31.
+    const int kv_tiles =
+        (int)std::max<int64_t>(1, ((int64_t)p.max_seqlen_k + row->block_n - 1) / (int64_t)row->block_n);
     if (segs <= 0) {
       const uint64_t base = gx * (uint64_t)p.num_kv_heads;
       const uint64_t want = (2ull * (uint64_t)cus + base - 1) / std::max<uint64_t>(base, 1);
@@ -280,7 +344,15 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
     sel.reduce.grid = Dim3{(uint32_t)p.num_tokens, (uint32_t)p.num_q_heads, 1};
     sel.reduce.threads = (uint32_t)red->wave_size;
     sel.reduce.lds_bytes = 0;
-    sel.workspace_bytes = workspace_layout(p.num_tokens, p.num_q_heads, segs, p.head_size).total_bytes;
+    const WorkspaceLayout w = workspace_layout(p.num_tokens, p.num_q_heads, segs, p.head_size);
+    if (w.total_bytes == 0 && p.num_tokens > 0) {
+      sel.error = "workspace = num_tokens * num_q_heads * num_segments * (head_size + 2) * 4 bytes = " +
+                  std::to_string(p.num_tokens) + " * " + std::to_string(p.num_q_heads) + " * " + std::to_string(segs) +
+                  " * (" + std::to_string(p.head_size) + " + 2) * 4 does not fit in 64 bits";
+      sel.invalid = true;
+      return sel;
+    }
+    sel.workspace_bytes = w.total_bytes;
   }
   sel.why = why.str();
   sel.ok = true;

@@ -28,10 +28,26 @@ std::string msg(const T&... parts) {
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
+// Element count of `t` (negative dimensions count as 0); false when it does not
+// fit in int64 (rule_sizes refuses that before anything else uses the count).
+bool checked_elements(const TensorDesc& t, int64_t* n) {
+  *n = 1;
+  for (int i = 0; i < t.rank && i < 5; ++i)
+    if (__builtin_mul_overflow(*n, t.shape[i] > 0 ? t.shape[i] : 0, n)) return false;
+  return true;
+}
+
 int64_t elements(const TensorDesc& t) {
-  int64_t n = 1;
-  for (int i = 0; i < t.rank && i < 5; ++i) n *= t.shape[i] > 0 ? t.shape[i] : 0;
-  return n;
+  int64_t n = 0;
+  return checked_elements(t, &n) ? n : -1;
+}
+
+std::string shape_text(const TensorDesc& t) {
+  std::ostringstream o;
+  o << "[";
+  for (int i = 0; i < t.rank && i < 5; ++i) o << (i ? ", " : "") << t.shape[i];
+  o << "]";
+  return o.str();
 }
 
 std::string rule_dtypes(const AttentionArgs& a) {
@@ -122,6 +138,33 @@ std::string rule_contiguous(const AttentionArgs& a) {
   return "";
 }
 
+// Sizes in checked 64-bit arithmetic: the element count, and the bytes the
+// strides span (sum of (shape[i] - 1) * |stride[i]|, plus one row element).
+std::string rule_sizes(const AttentionArgs& a) {
+  struct { const char* name; const TensorDesc* t; } ts[] = {
+      {"q", &a.q}, {"k_cache", &a.k_cache}, {"v_cache", &a.v_cache}, {"out", &a.out}};
+  for (const auto& t : ts) {
+    int64_t n = 0;
+    if (!checked_elements(*t.t, &n))
+      return msg(t.name, ".shape = ", shape_text(*t.t), ": the element count overflows 64 bits; expected at most ",
+                 std::numeric_limits<int64_t>::max(), " elements");
+    if (n == 0) continue;
+    const int64_t bytes = is_quantised_output_dtype(t.t->dtype) || kv_pairs_with_any_query(t.t->dtype) ? 1 : 2;
+    int64_t span = 1, term = 0;
+    bool over = false;
+    for (int i = 0; i < t.t->rank && !over; ++i) {
+      const int64_t st = t.t->stride[i];
+      over = st == std::numeric_limits<int64_t>::min() ||
+             __builtin_mul_overflow(t.t->shape[i] - 1, st < 0 ? -st : st, &term) ||
+             __builtin_add_overflow(span, term, &span);
+    }
+    if (over || __builtin_mul_overflow(span, bytes, &span))
+      return msg(t.name, ".shape = ", shape_text(*t.t), " with its strides spans more than ",
+                 std::numeric_limits<int64_t>::max(), " bytes; expected a tensor that fits in memory");
+  }
+  return "";
+}
+
 std::string rule_pointers(const AttentionArgs& a) {
   struct { const char* name; const TensorDesc* t; } ts[] = {
       {"q", &a.q}, {"k_cache", &a.k_cache}, {"v_cache", &a.v_cache}, {"out", &a.out}};
@@ -188,7 +231,7 @@ using Rule = std::string (*)(const AttentionArgs&);
 // Order matters only for which message comes first: later rules assume the
 // ranks (and so the shape indices) checked by earlier ones.
 constexpr Rule kRules[] = {rule_dtypes, rule_ranks,      rule_dims,     rule_head_sizes, rule_same_shapes,
-                           rule_gqa,    rule_contiguous, rule_pointers, rule_batch,      rule_scalars,
+                           rule_gqa,    rule_contiguous, rule_sizes,    rule_pointers, rule_batch,      rule_scalars,
                            rule_qq_bias};
 
 Status invalid(std::string m) { return Status{kInvalidArgument, std::move(m)}; }

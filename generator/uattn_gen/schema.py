@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -43,6 +45,13 @@ ARCH_KEYS = ("name", "like", "matrix_insn", "offload_target", "head_sizes") + AR
 
 _T = "tag:yaml.org,2002:"
 _STR, _INT, _BOOL, _NULL = (_T + t for t in ("str", "int", "bool", "null"))
+_SEQ, _MAP = _T + "seq", _T + "map"
+
+# Limits on hostile input (docs/yaml-schema.md, "Limits"): each is reported as
+# `file:LINE:` with exit status 2, never as a traceback or a hang.
+MAX_FILE_BYTES = 16 << 20      # a matrix file larger than this is refused unread
+MAX_DEPTH = 64                 # lists and mappings nested deeper than this
+MAX_CANDIDATES = 100_000       # candidates of all groups together, before pruning
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
@@ -77,6 +86,9 @@ def _describe(node) -> str:
     if node.tag == _STR:
         return f"the string '{node.value}'"
     if node.tag == _INT:
+        if _int(node) is None:
+            shown = node.value if len(node.value) <= 40 else node.value[:40] + "..."
+            return f"'{shown}', which is not a valid YAML integer"
         return f"the integer {node.value}"
     if node.tag == _BOOL:
         return f"the boolean {node.value}"
@@ -90,9 +102,90 @@ def _str(node) -> Optional[str]:
 
 
 def _int(node) -> Optional[int]:
+    """The integer of an int-tagged scalar; None when it is not one, or when the
+    YAML constructor refuses its text ('0x_', an empty '!!int', more digits than
+    Python converts)."""
     if isinstance(node, ScalarNode) and node.tag == _INT:
-        return _CONSTRUCTOR.construct_yaml_int(node)
+        try:
+            return _CONSTRUCTOR.construct_yaml_int(node)
+        except (ValueError, IndexError):
+            return None
     return None
+
+
+def _nesting_error(text: str) -> Optional[tuple]:
+    """(line, message) when lists/mappings nest deeper than MAX_DEPTH.
+
+    Checked on the event stream (PyYAML's parser is iterative; its composer
+    recurses and would raise RecursionError on deep input)."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return (event.start_mark.line + 1,
+                        f"lists and mappings nest deeper than {MAX_DEPTH} levels, expected "
+                        f"at most {MAX_DEPTH} (a matrix needs 4)")
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+    return None
+
+
+def _tag_errors(root) -> list:
+    """(line, message) for every list or mapping that carries a tag: tags on
+    collections change nothing the schema reads, so they are refused."""
+    out, stack, seen = [], [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # aliases share nodes: visit each once
+            continue
+        seen.add(id(node))
+        if isinstance(node, SequenceNode):
+            if node.tag != _SEQ:
+                out.append((_line(node), f"a list tagged '{_short_tag(node.tag)}', expected an "
+                                         f"untagged list"))
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            if node.tag != _MAP:
+                out.append((_line(node), f"a mapping tagged '{_short_tag(node.tag)}', expected "
+                                         f"an untagged mapping"))
+            for k, v in node.value:
+                stack.extend((k, v))
+    return sorted(out)
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len(_T):] if tag.startswith(_T) else tag
+
+
+def _read_matrix_file(path: str) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES; OSError otherwise.
+
+    Opened non-blocking so that a FIFO at the path is refused, not waited on."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            mode = st.st_mode
+            kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                    else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                    else "not a regular file")
+            raise OSError(0, f"it is {kind}")
+        if st.st_size > MAX_FILE_BYTES:
+            raise OSError(0, f"it is {st.st_size} bytes, more than {MAX_FILE_BYTES}")
+        chunks, left = [], MAX_FILE_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > MAX_FILE_BYTES:
+            raise OSError(0, f"it is more than {MAX_FILE_BYTES} bytes")
+        return data
+    finally:
+        os.close(fd)
 
 
 def _one_of(values) -> str:
@@ -548,6 +641,15 @@ def display_path(given: str) -> str:
         return given
 
 
+def candidate_count(g: Group) -> int:
+    """Candidates a group expands to before the rules prune (its cartesian product)."""
+    n = 1
+    for values in (g.archs, g.dtypes, g.head_sizes, g.block_sizes, g.feature_sets, g.paths,
+                   g.tiles):
+        n *= len(values)
+    return n
+
+
 def load_matrices(paths: list) -> tuple:
     """Read and validate matrix files; returns (Matrix, [Diagnostic]).
 
@@ -556,11 +658,12 @@ def load_matrices(paths: list) -> tuple:
     """
     matrix, diags = Matrix(), []
     group_at: dict = {}
+    candidates = 0
     declared_archs: list = []
     declare_archs(declared_archs)
     for given in paths:
         try:
-            data = Path(given).read_bytes()
+            data = _read_matrix_file(given)
             text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
             reason = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
@@ -572,6 +675,11 @@ def load_matrices(paths: list) -> tuple:
                            sha256=hashlib.sha256(data).hexdigest())
         matrix.files.append(mfile)
         try:
+            deep = _nesting_error(text)
+            if deep:
+                diags.append(Diagnostic(given, deep[0], deep[1]))
+                matrix.incomplete = True
+                continue
             root = yaml.compose(text, Loader=yaml.SafeLoader)
         except yaml.MarkedYAMLError as e:
             mark = e.problem_mark or e.context_mark
@@ -584,6 +692,11 @@ def load_matrices(paths: list) -> tuple:
             continue
         except yaml.YAMLError as e:
             diags.append(Diagnostic(given, 1, f"YAML error: {e}, expected well-formed YAML"))
+            matrix.incomplete = True
+            continue
+        tagged = _tag_errors(root) if root is not None else []
+        if tagged:
+            diags.extend(Diagnostic(given, line, message) for line, message in tagged)
             matrix.incomplete = True
             continue
         checker = _FileChecker(mfile, declared_archs)
@@ -599,6 +712,15 @@ def load_matrices(paths: list) -> tuple:
                 matrix.incomplete = True
                 continue
             group_at[g.name] = f"{given}:{g.line}"
+            n = candidate_count(g)
+            if candidates + n > MAX_CANDIDATES:
+                diags.append(Diagnostic(given, g.line, f"group '{g.name}' has {n} candidates "
+                                        f"(arch x dtypes x head_size x block_size x features x "
+                                        f"path x tile), {candidates + n} with the groups before "
+                                        f"it, expected at most {MAX_CANDIDATES} in all"))
+                matrix.incomplete = True
+                continue
+            candidates += n
             matrix.groups.append(g)
         for s in subsets:
             if s.name in matrix.subsets:

@@ -217,10 +217,13 @@ std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc)
   if (spec.qq_bias_stride < 0) bad("qq_bias_stride = " + str(spec.qq_bias_stride) + " < 0");
   if (spec.kv_dtype != DType::fp8e4m3 && (spec.k_scale != 1 || spec.v_scale != 1))
     bad("k_scale = " + str(spec.k_scale) + ", v_scale = " + str(spec.v_scale) + ": scales need fp8 kv");
-  if (!(spec.k_scale > 0) || !(spec.v_scale > 0)) bad("k_scale/v_scale must be > 0");
+  for (const auto& sc : {std::make_pair("k_scale", spec.k_scale), std::make_pair("v_scale", spec.v_scale)})
+    if (!(sc.second > 0) || !std::isfinite(sc.second))
+      bad(std::string(sc.first) + " = " + str(sc.second) + ", expected finite and > 0");
   if (spec.out_dtype != DType::fp8e4m3 && spec.output_scale != 1)
     bad("output_scale = " + str(spec.output_scale) + " needs fp8 out");
-  if (!(spec.output_scale > 0)) bad("output_scale = " + str(spec.output_scale) + " <= 0");
+  if (!(spec.output_scale > 0) || !std::isfinite(spec.output_scale))
+    bad("output_scale = " + str(spec.output_scale) + ", expected finite and > 0");
   if (spec.head_pad < -1) bad("head_pad = " + str(spec.head_pad));
   if (spec.kv_layout < -1 || spec.kv_layout > 1) bad("kv_layout = " + str(spec.kv_layout));
 

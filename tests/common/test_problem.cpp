@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -237,6 +238,29 @@ TEST(Problem, RejectsBadSpec) {
   s = small_spec(1);
   s.q_dtype = DType::fp8e4m3;
   EXPECT_THROW(ut::make_problem(s), std::invalid_argument);
+}
+
+// Issue 11 class 7: non-finite fp8 scales are refused, naming the scale.
+TEST(Problem, RejectsNonFiniteScales) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const struct { float ut::ProblemSpec::*field; const char* name; float v; const char* text; } cases[] = {
+      {&ut::ProblemSpec::k_scale, "k_scale", inf, "inf"},  {&ut::ProblemSpec::v_scale, "v_scale", inf, "inf"},
+      {&ut::ProblemSpec::k_scale, "k_scale", nan, "nan"},  {&ut::ProblemSpec::v_scale, "v_scale", -inf, "-inf"},
+      {&ut::ProblemSpec::output_scale, "output_scale", inf, "inf"},
+  };
+  for (const auto& c : cases) {
+    auto s = small_spec(1);
+    s.kv_dtype = DType::fp8e4m3;
+    if (c.field == &ut::ProblemSpec::output_scale) s.out_dtype = DType::fp8e4m3;
+    s.*c.field = c.v;
+    try {
+      ut::make_problem(s);
+      ADD_FAILURE() << c.name << " = " << c.text << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string want = std::string(c.name) + " = " + c.text + ", expected finite and > 0";
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Problem, AllocatorSeesEveryBuffer) {

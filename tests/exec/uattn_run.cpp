@@ -61,8 +61,16 @@ int main(int argc, char** argv) {
   app.add_flag("--sinks", s.sinks, "random per-head sinks");
   app.add_option("--seed", s.seed, "random seed");
   app.add_option("--path", path, "auto, 2d or 3d")->check(CLI::IsMember({"auto", "2d", "3d"}));
-  app.add_option("--segments", segments, "3D segments (0 = selector's choice)");
-  CLI11_PARSE(app, argc, argv);
+  app.add_option("--segments", segments, "3D segments (0 = selector's choice)")->check(CLI::Range(0, kMaxSegments));
+  // Not CLI11_PARSE: it exits with CLI11's own codes (104, 105, 109, ...), the
+  // help above documents 2 for every usage error.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::fprintf(stderr, "uattn-run: %s\nRun with --help for more information.\n", e.what());
+    return 2;
+  }
 
   s.q_dtype = parse_dtype(dtype);
   s.kv_dtype = kv_dtype.empty() ? s.q_dtype : parse_dtype(kv_dtype);

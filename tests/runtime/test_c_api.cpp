@@ -132,6 +132,38 @@ TEST(CApi, RunNoOpAndOptions) {
   EXPECT_TRUE(has(uattn_last_error_message(), "options.path = 7"));
 }
 
+// Issue 11 class 4: num_segments above the bound is INVALID_ARGUMENT (it was
+// passed on and came back as NO_INSTANCE).
+TEST(CApi, NumSegmentsAboveTheBound) {
+  CRuntime r;
+  uattn::testing::ArgsFixture f;
+  uattn_args_t a = c_args(f.args);
+  uattn_options_t opt{UATTN_PATH_3D, nullptr, 1025};
+  EXPECT_EQ(uattn_run(r.rt, &a, nullptr, 0, nullptr, &opt), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(uattn_last_error_message(), "uattn: options.num_segments = 1025; expected 0 (automatic) to 1024");
+  size_t bytes = 3;
+  EXPECT_EQ(uattn_workspace_size(r.rt, &a, &opt, &bytes), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(bytes, 0u);
+  opt.num_segments = -4;
+  EXPECT_EQ(uattn_run(r.rt, &a, nullptr, 0, nullptr, &opt), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(uattn_last_error_message(), "uattn: options.num_segments = -4; expected 0 (automatic) to 1024");
+}
+
+// Issue 11 class 5: a truncated copy of a compressed bundle is refused at create.
+TEST(CApi, TruncatedCompressedBundleIsABundleError) {
+  std::vector<uint8_t> b = {'C', 'C', 'O', 'B', 2, 0, 1, 0, 64, 0, 0, 0, 0, 16, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+  b.resize(40, 0x5a);  // the header says 64 bytes
+  uattn_runtime_t* rt = nullptr;
+  EXPECT_EQ(uattn_runtime_create_from_buffer(b.data(), b.size(), &rt), UATTN_ERR_BUNDLE);
+  EXPECT_EQ(rt, nullptr);
+  EXPECT_TRUE(has(uattn_last_error_message(), "uattn: corrupt compressed offload bundle (40 bytes): the header "
+                                              "declares a file size of 64 bytes; expected the 40 bytes read"))
+      << uattn_last_error_message();
+  b.resize(64, 0x5a);
+  EXPECT_EQ(uattn_runtime_create_from_buffer(b.data(), b.size(), &rt), UATTN_OK) << uattn_last_error_message();
+  uattn_runtime_destroy(rt);
+}
+
 TEST(CApi, LastErrorIsPerThread) {
   uattn_runtime_create("/nonexistent/a.hipfb", nullptr);
   uattn_runtime_t* rt = nullptr;

@@ -4,6 +4,8 @@
 // would launch are skipped (their arguments point at host memory).
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -65,12 +67,130 @@ TEST(Bundle, TargetFeaturesAreStripped) {
   EXPECT_EQ(info.archs, (std::vector<std::string>{"gfx950"}));
 }
 
+// A compressed bundle header ("CCOB", version 2 or 3) declaring `total` file
+// bytes and `raw` uncompressed bytes, followed by `payload` bytes of data.
+std::vector<uint8_t> ccob(int version, uint64_t total, uint64_t raw, size_t payload, int method = 1) {
+  std::vector<uint8_t> b = {'C', 'C', 'O', 'B', (uint8_t)version, 0, (uint8_t)method, 0};
+  const int field = version == 3 ? 8 : 4;
+  auto put = [&](uint64_t v, int n) { for (int i = 0; i < n; ++i) b.push_back((uint8_t)(v >> (8 * i))); };
+  if (version >= 2) put(total, field);
+  put(raw, field);
+  put(0x1234, 8);  // hash
+  b.resize(b.size() + payload, 0x5a);
+  return b;
+}
+
 TEST(Bundle, ParseCompressed) {
+  for (int v : {2, 3}) {
+    BundleInfo info;
+    const size_t header = v == 2 ? 24 : 32;
+    const Status s = parse_bundle(ccob(v, header + 10, 4096, 10), &info);
+    ASSERT_TRUE(s.ok()) << s.message;
+    EXPECT_TRUE(info.compressed);
+    EXPECT_EQ(info.compressed_version, v);
+    EXPECT_EQ(info.uncompressed_size, 4096u);
+    EXPECT_TRUE(info.archs.empty());
+  }
+}
+
+// Issue 11 class 5: a compressed bundle is checked beyond its magic.
+TEST(Bundle, CompressedHeaderIsChecked) {
+  struct Case { std::vector<uint8_t> bytes; const char* want; };
+  std::vector<uint8_t> truncated = ccob(3, 32 + 100, 4096, 100);
+  truncated.resize(90);  // a truncated copy of the file
+  const Case cases[] = {
+      {truncated,
+       "(90 bytes): the header declares a file size of 132 bytes; expected the 90 bytes read (a truncated copy?)"},
+      {ccob(2, 24 + 10, 4096, 12), "declares a file size of 34 bytes; expected the 36 bytes read"},
+      {ccob(9, 0, 0, 40), "version = 9; expected 1, 2 or 3"},
+      {ccob(3, 32 + 5, 4096, 5, 7), "method = 7; expected 0 (zlib) or 1 (zstd)"},
+      {ccob(3, 32 + 5, 0, 5), "declares an uncompressed size of 0 bytes; expected 1 to 4294967296"},
+      {ccob(3, 32 + 5, kMaxUncompressedBundleBytes + 1, 5), "uncompressed size of 4294967297 bytes"},
+      {ccob(3, 32, 4096, 0), "no compressed data follows the header"},
+      {{'C', 'C', 'O', 'B', 3, 0, 1, 0, 0, 0, 0, 0}, "the version 3 header is truncated; expected 32 bytes"},
+      {{'C', 'C', 'O', 'B', 3}, "the header is truncated; expected at least 8 bytes"},
+  };
+  for (const Case& c : cases) {
+    BundleInfo info;
+    const Status s = parse_bundle(c.bytes, &info);
+    EXPECT_EQ(s.code, kBundle) << c.want;
+    EXPECT_TRUE(has(s.message, "uattn: corrupt compressed offload bundle")) << s.message;
+    EXPECT_TRUE(has(s.message, c.want)) << s.message;
+  }
+}
+
+// A minimal AMDGPU ELF64 image: the header, one program header, one section.
+std::vector<uint8_t> tiny_elf() {
+  std::vector<uint8_t> e(64 + 56 + 64 + 16, 0);
+  auto put = [&](size_t at, uint64_t v, int n) { for (int i = 0; i < n; ++i) e[at + i] = (uint8_t)(v >> (8 * i)); };
+  e[0] = 0x7f; e[1] = 'E'; e[2] = 'L'; e[3] = 'F'; e[4] = 2; e[5] = 1; e[6] = 1;
+  put(18, 224, 2);             // e_machine EM_AMDGPU
+  put(32, 64, 8);              // e_phoff
+  put(40, 64 + 56, 8);         // e_shoff
+  put(54, 56, 2); put(56, 1, 2);  // e_phentsize, e_phnum
+  put(58, 64, 2); put(60, 1, 2);  // e_shentsize, e_shnum
+  put(64 + 8, 184, 8); put(64 + 32, 16, 8);             // p_offset, p_filesz
+  put(120 + 4, 1, 4); put(120 + 24, 184, 8); put(120 + 32, 16, 8);  // sh_type PROGBITS, sh_offset, sh_size
+  return e;
+}
+
+// Issue 11 class 5: each code object's ELF extents are checked before HIP reads it.
+TEST(Bundle, CodeObjectExtentsAreChecked) {
+  std::vector<uint8_t> e = tiny_elf();
+  Status s = check_code_object(e.data(), e.size(), "entry 'x'");
+  EXPECT_TRUE(s.ok()) << s.message;
+  struct Case { size_t at; uint64_t v; int n; const char* want; };
+  const Case cases[] = {
+      {0, 0, 1, "no ELF magic"},
+      {4, 1, 1, "expected a 64-bit little-endian ELF"},
+      {18, 62, 2, "e_machine = 62; expected 224 (EM_AMDGPU)"},
+      {40, 1000, 8, "section headers (e_shoff 1000, 1 x 64 bytes) extend past the image"},
+      {56, 5000, 2, "program headers (e_phoff 64, 5000 x 56 bytes) extend past the image"},
+      {64 + 32, 17, 8, "program header 0 (offset 184, 17 bytes) extends past the image"},
+      {120 + 24, ~0ull, 8, "section 0 (offset 18446744073709551615, 16 bytes) extends past the image"},
+  };
+  for (const Case& c : cases) {
+    std::vector<uint8_t> b = tiny_elf();
+    for (int i = 0; i < c.n; ++i) b[c.at + i] = (uint8_t)(c.v >> (8 * i));
+    s = check_code_object(b.data(), b.size(), "entry 'x'");
+    EXPECT_EQ(s.code, kBundle) << c.want;
+    EXPECT_TRUE(has(s.message, "uattn: corrupt code object in entry 'x' (200 bytes): ")) << s.message;
+    EXPECT_TRUE(has(s.message, c.want)) << s.message;
+  }
+  e.resize(63);
+  EXPECT_TRUE(has(check_code_object(e.data(), e.size(), "y").message, "shorter than an ELF64 header"));
+  std::vector<uint8_t> nobits = tiny_elf();  // SHT_NOBITS occupies no file bytes
+  nobits[120 + 4] = 8;
+  nobits[120 + 32 + 3] = 0x10;
+  EXPECT_TRUE(check_code_object(nobits.data(), nobits.size(), "z").ok());
+}
+
+// Issue 11 class 5: entries differing only in target features are told apart by
+// the device's target id.
+TEST(Bundle, CodeObjectPickedByTargetFeatures) {
   BundleInfo info;
-  const std::vector<uint8_t> b = {'C', 'C', 'O', 'B', 3, 0, 1, 0, 0, 0, 0, 0};
-  ASSERT_TRUE(parse_bundle(b, &info).ok());
-  EXPECT_TRUE(info.compressed);
-  EXPECT_TRUE(info.archs.empty());
+  ASSERT_TRUE(parse_bundle(fake_bundle({"gfx950:xnack+", "gfx950:xnack-", "gfx1030"}), &info).ok());
+  std::string why;
+  const BundleEntry* e = pick_code_object(info, "gfx950:sramecc+:xnack-", &why);
+  ASSERT_NE(e, nullptr) << why;
+  EXPECT_EQ(e->target, "hipv4-amdgcn-amd-amdhsa--gfx950:xnack-");
+  e = pick_code_object(info, "gfx950:sramecc+:xnack+", &why);
+  ASSERT_NE(e, nullptr) << why;
+  EXPECT_EQ(e->target, "hipv4-amdgcn-amd-amdhsa--gfx950:xnack+");
+  e = pick_code_object(info, "gfx1030", &why);
+  ASSERT_NE(e, nullptr) << why;
+  EXPECT_EQ(e->target, "hipv4-amdgcn-amd-amdhsa--gfx1030");
+  // A feature-free entry serves any device of its processor; a matching specific one is preferred.
+  ASSERT_TRUE(parse_bundle(fake_bundle({"gfx950", "gfx950:sramecc+"}), &info).ok());
+  EXPECT_EQ(pick_code_object(info, "gfx950:sramecc+:xnack-", &why)->target, "hipv4-amdgcn-amd-amdhsa--gfx950:sramecc+");
+  EXPECT_EQ(pick_code_object(info, "gfx950:sramecc-:xnack-", &why)->target, "hipv4-amdgcn-amd-amdhsa--gfx950");
+  // None compatible: say which entries there are.
+  ASSERT_TRUE(parse_bundle(fake_bundle({"gfx950:xnack+", "gfx950:sramecc-:xnack-"}), &info).ok());
+  EXPECT_EQ(pick_code_object(info, "gfx950:sramecc+:xnack-", &why), nullptr);
+  EXPECT_EQ(why, "no code object compatible with gfx950:sramecc+:xnack- (the bundle has gfx950:xnack+, "
+                 "gfx950:sramecc-:xnack-; each target feature an entry names must be set the same way on the device)");
+  EXPECT_EQ(pick_code_object(info, "gfx942", &why), nullptr);
+  EXPECT_EQ(why, "the bundle has no code object for gfx942");
 }
 
 TEST(Bundle, RejectsOtherBytes) {
@@ -173,6 +293,33 @@ TEST(Create, FolderIsNotAFile) {
   EXPECT_TRUE(has(s.message, "/ (is a folder)")) << s.message;
 }
 
+// Issue 11 class 5: only regular files are read, quickly, and up to a size cap.
+TEST(Create, NonRegularFilesAreRefusedWithoutReading) {
+  const std::string fifo = ::testing::TempDir() + "uattn_bundle_fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::unique_ptr<Runtime> rt;
+  Status s = Runtime::create(&rt, fifo);  // would block forever in a blocking open/read
+  EXPECT_EQ(s.code, kBundle);
+  EXPECT_TRUE(has(s.message, fifo + " (is a FIFO; expected a regular file)")) << s.message;
+  std::remove(fifo.c_str());
+  s = Runtime::create(&rt, "/dev/zero");  // would read until memory runs out
+  EXPECT_EQ(s.code, kBundle);
+  EXPECT_TRUE(has(s.message, "/dev/zero (is a character device; expected a regular file)")) << s.message;
+}
+
+TEST(Create, OversizedFileIsRefused) {
+  const std::string path = ::testing::TempDir() + "uattn_huge.hipfb";
+  { std::ofstream f(path); }
+  ASSERT_EQ(truncate(path.c_str(), (off_t)kMaxBundleBytes + 1), 0);  // sparse: no disk used
+  std::unique_ptr<Runtime> rt;
+  const Status s = Runtime::create(&rt, path);
+  std::remove(path.c_str());
+  EXPECT_EQ(s.code, kBundle);
+  EXPECT_TRUE(has(s.message, path + " (is 1073741825 bytes; expected at most 1073741824 (kMaxBundleBytes))"))
+      << s.message;
+}
+
 TEST(Create, FromBuffer) {
   std::unique_ptr<Runtime> rt = memory_runtime();
   ASSERT_TRUE(rt);
@@ -208,6 +355,48 @@ TEST(Run, InvalidArgumentsComeFirst) {  // refused on the host; no device needed
   const Status s = rt->run(f.args, nullptr, 0, nullptr);
   EXPECT_EQ(s.code, kInvalidArgument);
   EXPECT_TRUE(has(s.message, "num_kv_heads) = 3")) << s.message;
+}
+
+// Issue 11 class 4: options out of range are refused by every C++ entry point
+// before a device is probed (a ForcePath outside the enum is not "auto").
+TEST(Run, OptionsOutOfRangeAreInvalidArguments) {
+  std::unique_ptr<Runtime> rt = memory_runtime();
+  ArgsFixture f;
+  SelectOptions o;
+  o.num_segments = kMaxSegments + 1;
+  Status s = rt->run(f.args, nullptr, 0, nullptr, o);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: options.num_segments = 1025; expected 0 (automatic) to 1024");
+  size_t bytes = 5;
+  EXPECT_EQ(rt->workspace_size(f.args, &bytes, o).code, kInvalidArgument);
+  EXPECT_EQ(bytes, 0u);
+  Selection sel;
+  EXPECT_EQ(rt->plan(f.args, &sel, o).code, kInvalidArgument);
+  o.num_segments = 0;
+  o.path = (ForcePath)3;
+  s = rt->run(f.args, nullptr, 0, nullptr, o);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: options.path = 3; expected 0 (auto), 1 (2d) or 2 (3d)");
+  f.args.num_seqs = 0;  // an empty call with bad options is refused too
+  EXPECT_EQ(rt->run(f.args, nullptr, 0, nullptr, o).code, kInvalidArgument);
+}
+
+// Issue 11 class 7: null out-parameters are refused as the C API refuses them.
+TEST(Run, NullOutParametersAreRefused) {
+  Status s = Runtime::create(nullptr, "/nonexistent/a.hipfb");
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: Runtime::create: out is null; expected a pointer to the result");
+  s = Runtime::create_from_buffer(nullptr, fake_bundle({"gfx950"}));
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: Runtime::create_from_buffer: out is null; expected a pointer to the result");
+  std::unique_ptr<Runtime> rt = memory_runtime();
+  ArgsFixture f;
+  s = rt->plan(f.args, nullptr);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: Runtime::plan: sel is null; expected a pointer to the result");
+  s = rt->workspace_size(f.args, nullptr);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: Runtime::workspace_size: bytes is null; expected a pointer to the result");
 }
 
 TEST(Run, EmptyCallIsANoOp) {

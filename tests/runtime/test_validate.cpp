@@ -135,6 +135,32 @@ TEST(Validate, NumTokensFitsInt32) {
   EXPECT_TRUE(Refused(validate(f.args), {"q.shape[0] (num_tokens) = 2147483648", "2147483647"}));
 }
 
+// Issue 11 class 2: element counts and stride spans are checked 64-bit. A null
+// k_cache whose shape multiplies past 2^64 must not pass as an empty tensor.
+TEST(Validate, ElementCountOverflowIsRefused) {
+  ArgsFixture f;
+  f.args.k_cache.shape[0] = f.args.v_cache.shape[0] = 2147483647;
+  f.args.k_cache.shape[1] = f.args.v_cache.shape[1] = 2147483647;
+  f.args.k_cache.data = nullptr;
+  f.args.max_blocks_per_seq = f.args.block_table_stride = 1;
+  EXPECT_TRUE(Refused(validate(f.args), {"k_cache.shape = [2147483647, 2147483647, 2, 128]",
+                                         "the element count overflows 64 bits",
+                                         "expected at most 9223372036854775807 elements"}));
+}
+
+TEST(Validate, StrideSpanOverflowIsRefused) {
+  ArgsFixture f;
+  f.args.q.stride[0] = (int64_t)1 << 62;  // 5 rows of 2^62 elements of 2 bytes
+  EXPECT_TRUE(Refused(validate(f.args), {"q.shape = [6, 16, 128] with its strides spans more than "
+                                         "9223372036854775807 bytes"}));
+  ArgsFixture g;
+  g.args.out.stride[1] = std::numeric_limits<int64_t>::min();
+  EXPECT_TRUE(Refused(validate(g.args), {"out.shape = [6, 16, 128] with its strides spans more than"}));
+  ArgsFixture h;  // the largest span that fits is accepted
+  h.args.k_cache.stride[0] = h.args.v_cache.stride[0] = ((int64_t)1 << 62) / 10;
+  EXPECT_TRUE(validate(h.args).ok()) << validate(h.args).message;
+}
+
 TEST(Validate, GqaMultiple) {
   ArgsFixture f;
   f.args.q.shape[1] = f.args.out.shape[1] = 12;
@@ -202,6 +228,16 @@ TEST(Validate, NumSeqsNonNegative) {
   ArgsFixture f;
   f.args.num_seqs = -3;
   EXPECT_TRUE(Refused(validate(f.args), {"num_seqs = -3", ">= 0"}));
+}
+
+// Issue 11 class 4: negative host-known bounds are refused by name.
+TEST(Validate, NegativeMaxSeqlens) {
+  ArgsFixture f;
+  f.args.max_seqlen_q = -1;
+  EXPECT_TRUE(Refused(validate(f.args), {"uattn: max_seqlen_q = -1; expected >= 0"}));
+  ArgsFixture g;
+  g.args.max_seqlen_k = -7;
+  EXPECT_TRUE(Refused(validate(g.args), {"uattn: max_seqlen_k = -7; expected >= 0"}));
 }
 
 TEST(Validate, BlockTableStride) {
@@ -367,6 +403,142 @@ TEST(Describe, ProblemAndFeatures) {
   EXPECT_EQ(p.num_cus, 60);
   EXPECT_EQ(p.features, (uint32_t)(kFeatWindow | kFeatSoftcap | kFeatAlibi | kFeatSinks));
   EXPECT_EQ(features_of(ArgsFixture().args), 0u);
+}
+
+// ---- the selector's refusals (Selection::invalid) ----------------------------
+
+ProblemDesc small_problem() {
+  ProblemDesc p;
+  p.arch = Arch::gfx950;
+  p.head_size = 128;
+  p.block_size = 16;
+  p.num_q_heads = 16;
+  p.num_kv_heads = 2;
+  p.num_seqs = 1;
+  p.num_tokens = 1;
+  p.max_seqlen_q = 1;
+  p.max_seqlen_k = 4096;
+  return p;
+}
+
+TEST(SelectRefusal, FixtureProblemIsServed) {
+  const Selection s = select(small_problem());
+  EXPECT_TRUE(s.ok) << s.error;
+  EXPECT_FALSE(s.invalid);
+}
+
+// Issue 11 class 4: an Arch outside the enum is refused, not read as another.
+TEST(SelectRefusal, ArchOutsideTheEnum) {
+  for (int a : {kNumArchs, -1, 1000}) {
+    ProblemDesc p = small_problem();
+    p.arch = (Arch)a;
+    const Selection s = select(p);
+    EXPECT_FALSE(s.ok);
+    EXPECT_TRUE(s.invalid);
+    EXPECT_EQ(s.error, "invalid problem: arch=" + std::to_string(a) + ": expected one of gfx950, gfx1030");
+  }
+}
+
+TEST(SelectRefusal, NegativeSeqlens) {
+  ProblemDesc p = small_problem();
+  p.max_seqlen_q = -1;
+  Selection s = select(p);
+  EXPECT_TRUE(s.invalid);
+  EXPECT_EQ(s.error, "invalid problem: max_seqlen_q=-1, max_seqlen_k=4096: expected >= 0");
+  p = small_problem();
+  p.max_seqlen_k = -5;
+  s = select(p);
+  EXPECT_TRUE(s.invalid);
+  EXPECT_EQ(s.error, "invalid problem: max_seqlen_q=1, max_seqlen_k=-5: expected >= 0");
+  p = small_problem();
+  p.num_cus = -2;
+  s = select(p);
+  EXPECT_TRUE(s.invalid);
+  EXPECT_EQ(s.error, "invalid problem: num_cus=-2: expected 0 (the architecture's count) or > 0");
+}
+
+// Issue 11 class 4: options outside their ranges are refusals (INVALID_ARGUMENT),
+// never "no instance" and never silently "auto".
+TEST(SelectRefusal, OptionsOutOfRange) {
+  SelectOptions o;
+  o.num_segments = kMaxSegments + 1;
+  EXPECT_EQ(options_error(o), "options.num_segments = 1025; expected 0 (automatic) to 1024");
+  Selection s = select(small_problem(), o);
+  EXPECT_FALSE(s.ok);
+  EXPECT_TRUE(s.invalid);
+  EXPECT_EQ(s.error, "options.num_segments = 1025; expected 0 (automatic) to 1024");
+  o.num_segments = -1;
+  EXPECT_EQ(options_error(o), "options.num_segments = -1; expected 0 (automatic) to 1024");
+  o.num_segments = kMaxSegments;
+  EXPECT_EQ(options_error(o), "");
+  for (int bad : {3, -1, 99}) {
+    o.path = (ForcePath)bad;
+    EXPECT_EQ(options_error(o), "options.path = " + std::to_string(bad) + "; expected 0 (auto), 1 (2d) or 2 (3d)");
+    s = select(small_problem(), o);
+    EXPECT_FALSE(s.ok);
+    EXPECT_TRUE(s.invalid);
+  }
+}
+
+// Issue 11 class 2: max_seqlen_k + block_n - 1 is computed in 64 bits.
+TEST(SelectRefusal, KvTilesNearInt32Max) {
+  ProblemDesc p = small_problem();
+  p.max_seqlen_k = 2147483647;
+  SelectOptions o;
+  o.path = ForcePath::k3D;
+  const Selection s = select(p, o);
+  ASSERT_TRUE(s.ok) << s.error;
+  const int64_t bn = s.attention.row->block_n;
+  const int64_t tiles = ((int64_t)2147483647 + bn - 1) / bn;
+  EXPECT_EQ(s.num_segments, 64);  // the cap, not 1 from a wrapped tile count
+  EXPECT_NE(s.why.find("KV tiles " + std::to_string(tiles) + ")"), std::string::npos) << s.why;
+}
+
+// Issue 11 class 2: the workspace size is checked 64-bit and refused when it wraps.
+TEST(SelectRefusal, WorkspaceOverflow) {
+  const WorkspaceLayout w = workspace_layout(2147483647, 1 << 20, 1024, 128);
+  EXPECT_EQ(w.total_bytes, 0u);
+  const WorkspaceLayout ok = workspace_layout(6, 16, 4, 128);
+  EXPECT_EQ(ok.total_bytes, 6u * 16 * 4 * (128 + 2) * 4);
+  EXPECT_EQ(ok.sum_offset, 6u * 16 * 4 * (128 + 1) * 4);
+  ProblemDesc p = small_problem();
+  p.num_tokens = 2147483647 / 64;
+  p.max_seqlen_q = 1;
+  p.num_q_heads = p.num_kv_heads = 1 << 24;
+  SelectOptions o;
+  o.path = ForcePath::k3D;
+  o.num_segments = 1024;
+  const Selection s = select(p, o);
+  EXPECT_FALSE(s.ok);
+  EXPECT_TRUE(s.invalid);
+  EXPECT_EQ(s.error, "workspace = num_tokens * num_q_heads * num_segments * (head_size + 2) * 4 bytes = 33554431 * "
+                     "16777216 * 1024 * (128 + 2) * 4 does not fit in 64 bits");
+}
+
+// Issue 11 class 2: the problem builder sums token counts in 64 bits (four
+// sequences of 2^30 tokens are not zero tokens).
+TEST(ProblemBuilder, TokenSumOverflow) {
+  const int32_t q_lens[] = {1 << 30, 1 << 30, 1 << 30, 1 << 30};
+  ProblemArgs a;
+  a.head_size = 128; a.block_size = 16; a.num_q_heads = 8; a.num_kv_heads = 2;
+  a.q_lens = a.kv_lens = q_lens;
+  a.num_seqs = 4;
+  EXPECT_EQ(problem_args_error(a), "num_tokens = sum of q_lens = 4294967296 (4 sequences); expected <= 2147483647");
+  const ProblemDesc p = make_problem(a);
+  EXPECT_EQ(p.num_tokens, -1);
+  EXPECT_EQ(p.max_seqlen_q, 1 << 30);
+  const Selection s = select(p);
+  EXPECT_FALSE(s.ok);
+  EXPECT_TRUE(s.invalid);
+  a.num_seqs = 1;
+  EXPECT_EQ(problem_args_error(a), "");
+  EXPECT_EQ(make_problem(a).num_tokens, 1 << 30);
+  const int32_t neg[] = {3, -2};
+  a.q_lens = neg;
+  a.num_seqs = 2;
+  EXPECT_EQ(problem_args_error(a), "q_lens[1] = -2; expected >= 0");
+  a.num_seqs = -1;
+  EXPECT_EQ(problem_args_error(a), "num_seqs = -1; expected >= 0");
 }
 
 TEST(MakeParams, StridesScalarsAndWorkspace) {

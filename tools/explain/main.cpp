@@ -9,8 +9,10 @@
 // Exit status: 0 when every scenario resolves on every architecture asked for,
 // 1 when one does not (its error is printed), 2 on a usage error.
 // Command line: CLI11; scenario files: nlohmann-json (scenario.cpp).
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,7 @@ struct Args {
   int cus = 0, segments = 0;
   Scenario adhoc;
   bool have_adhoc = false;
+  bool seqs_given = false;  // --seqs on the command line, even as an empty string
   std::vector<uattn::Arch> archs;
   uattn::ForcePath force = uattn::ForcePath::kAuto;
 };
@@ -50,8 +53,9 @@ int parse_args(int argc, char** argv, Args* a) {
   auto* scen = app.add_option("--scenarios", a->scenarios, "scenario file: default.json or models.json")
                    ->option_text("FILE");
   app.add_option("--name", a->name, "only entries whose name matches this glob ('*', '?')")->needs(scen);
-  app.add_option("--seqs", a->seqs, "q_len:kv_len per sequence, e.g. 1:1024,5:18 (with --scenarios: replaces "
-                                    "every entry's batch; default: the default batches)");
+  auto* seqs = app.add_option("--seqs", a->seqs,
+                              "q_len:kv_len per sequence, e.g. 1:1024,5:18 (with --scenarios: replaces "
+                              "every entry's batch; default: the default batches)");
   // The problem, when no scenario file is given.
   std::vector<CLI::Option*> problem{
       app.add_option("--head-size", s.head_size, "head size D")->check(CLI::Range(1, 1 << 16)),
@@ -78,7 +82,8 @@ int parse_args(int argc, char** argv, Args* a) {
                 std::to_string(uattn::cu_count(x));
   app.add_option("--cus", a->cus, cus_help + ")")->check(CLI::Range(1, 1 << 20));
   app.add_option("--filter", a->filter, "only instances whose name matches this glob");
-  app.add_option("--segments", a->segments, "3D segment count (default: the selector's)")->check(CLI::Range(1, 4096));
+  app.add_option("--segments", a->segments, "3D segment count (default: the selector's)")
+      ->check(CLI::Range(1, uattn::kMaxSegments));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -88,10 +93,14 @@ int parse_args(int argc, char** argv, Args* a) {
     return 2;
   }
   for (CLI::Option* o : problem) a->have_adhoc = a->have_adhoc || o->count() > 0;
-  auto usage = [](const char* what) {
-    std::fprintf(stderr, "uattn-explain: %s\nRun with --help for more information.\n", what);
+  a->seqs_given = seqs->count() > 0;
+  auto usage = [](const std::string& what) {
+    std::fprintf(stderr, "uattn-explain: %s\nRun with --help for more information.\n", what.c_str());
     return 2;
   };
+  // CLI::NonNegativeNumber lets nan and inf through.
+  if (!std::isfinite(s.softcap) || s.softcap > std::numeric_limits<float>::max())
+    return usage("--softcap: " + std::to_string(s.softcap) + "; expected a finite number >= 0 (0 = off)");
   if (a->scenarios.empty() && !a->have_adhoc) return usage("give --scenarios FILE or the problem flags");
   if (a->have_adhoc && (s.head_size == 0 || s.num_q_heads == 0 || s.num_kv_heads == 0))
     return usage("the problem flags need --head-size, --q-heads and --kv-heads (--block-size defaults to 16)");
@@ -129,8 +138,11 @@ bool explain(const Scenario& sc, const std::string& batch_note, const Args& a) {
   opt.filter = a.filter;
   opt.num_segments = a.segments;
   for (uattn::Arch arch : a.archs) {
-    const uattn::ProblemDesc p = uattn::explain::to_problem(sc, arch, a.cus);
-    const uattn::Selection sel = uattn::select(p, opt);
+    std::string args_error;
+    const uattn::ProblemDesc p = uattn::explain::to_problem(sc, arch, a.cus, &args_error);
+    uattn::Selection sel;
+    if (args_error.empty()) sel = uattn::select(p, opt);
+    else sel.error = args_error;
     const int cus = a.cus > 0 ? a.cus : uattn::cu_count(arch);
     if (!sel.ok) {
       std::printf("  %s (%d CUs): NOT RESOLVED: %s\n", uattn::to_string(arch), cus, sel.error.c_str());
@@ -157,7 +169,7 @@ int main(int argc, char** argv) {
   if (rc >= 0) return rc;
 
   std::vector<std::pair<int, int>> seqs_override;
-  if (!a.seqs.empty()) {
+  if (a.seqs_given) {  // an empty --seqs is refused by parse_seqs, not ignored
     std::string e;
     if (!uattn::explain::parse_seqs(a.seqs, &seqs_override, &e)) {
       std::fprintf(stderr, "uattn-explain: %s\n", e.c_str());

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -119,13 +120,14 @@ bool read_entry(Ctx& c, const json& e, Scenario* sc) {
   if (!get_int(c, e, "block_size", &sc->block_size, false, 1)) return false;
   if (!get_int(c, e, "window", &sc->window, false, 0)) return false;
   if (auto it = e.find("softcap"); it != e.end()) {
-    if (!it->is_number() || !(it->get<double>() >= 0)) return c.bad("'softcap' must be a number >= 0, not " + it->dump());
+    if (!it->is_number() || !(it->get<double>() >= 0) || !(it->get<double>() <= std::numeric_limits<float>::max()))
+      return c.bad("'softcap' must be a finite number >= 0 (an fp32), not " + it->dump());
     sc->softcap = it->get<double>();
   }
   if (!get_int(c, e, "qq_bias_stride", &sc->qq_bias_stride, false, 1)) return false;
   if (auto it = e.find("softmax_scale"); it != e.end()) {
-    if (!it->is_number() || !(it->get<double>() > 0))
-      return c.bad("'softmax_scale' must be a number > 0, not " + it->dump());
+    if (!it->is_number() || !(it->get<double>() > 0) || !(it->get<double>() <= std::numeric_limits<float>::max()))
+      return c.bad("'softmax_scale' must be a finite number > 0 (an fp32), not " + it->dump());
     sc->softmax_scale = it->get<double>();
   }
   if (!get_bool(c, e, "alibi", &sc->alibi) || !get_bool(c, e, "qq_bias", &sc->qq_bias) ||
@@ -154,7 +156,7 @@ bool load_scenarios(const std::string& path, std::vector<Scenario>* out, std::st
   json doc;
   try {
     doc = json::parse(f);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers such as 1e400
     *error = path + ": invalid JSON: " + e.what();
     return false;
   }
@@ -173,7 +175,7 @@ bool load_scenarios(const std::string& path, std::vector<Scenario>* out, std::st
   return true;
 }
 
-ProblemDesc to_problem(const Scenario& sc, Arch arch, int num_cus) {
+ProblemDesc to_problem(const Scenario& sc, Arch arch, int num_cus, std::string* error) {
   std::vector<int32_t> q_lens, kv_lens;
   for (const auto& s : sc.seqs) {
     q_lens.push_back(s.first);
@@ -197,6 +199,7 @@ ProblemDesc to_problem(const Scenario& sc, Arch arch, int num_cus) {
   a.qq_bias = sc.qq_bias;
   a.sinks = sc.sinks;
   a.num_cus = num_cus;
+  if (error) *error = problem_args_error(a);
   return make_problem(a);
 }
 

@@ -38,8 +38,10 @@ std::vector<std::string> dtype_spellings();
 // "1:1024,5:18" -> {(1,1024),(5,18)}; kv_len >= q_len >= 0 (error names the pair).
 bool parse_seqs(const std::string& s, std::vector<std::pair<int, int>>* out, std::string* error);
 
-// The selector's view of `sc` on `arch` (num_cus 0 = the usual count).
-ProblemDesc to_problem(const Scenario& sc, Arch arch, int num_cus);
+// The selector's view of `sc` on `arch` (num_cus 0 = the usual count). When the
+// batch does not fit the problem's int32 fields (e.g. the token sum), *error
+// (if given) names it (problem_args_error()) and select() refuses the result.
+ProblemDesc to_problem(const Scenario& sc, Arch arch, int num_cus, std::string* error = nullptr);
 
 // "f16/f16 d128 b16 heads 16/2 window 256 softcap 50 alibi; 3 seqs (q:kv 1:1024 ...)"
 std::string summary(const Scenario& sc);

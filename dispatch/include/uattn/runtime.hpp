@@ -34,11 +34,35 @@ struct BundleEntry {
 };
 struct BundleInfo {
   bool compressed = false;          // a compressed bundle lists nothing until decompressed
+  int compressed_version = 0;       // compressed: the header's version (1, 2 or 3)
+  uint64_t uncompressed_size = 0;   // compressed: the size the header declares once decompressed
   std::vector<BundleEntry> entries; // uncompressed only
   std::vector<std::string> archs;   // the amdgcn processors among the entries, in order
 };
-// kBundle when the bytes are neither form (the message says what was found).
+// The largest bundle file read (regular files only), and the largest size a
+// compressed bundle may declare once decompressed.
+constexpr uint64_t kMaxBundleBytes = 1ull << 30;
+constexpr uint64_t kMaxUncompressedBundleBytes = 4ull << 30;
+
+// kBundle when the bytes are neither form (the message says what was found), or
+// when the form is broken: an entry table or entry outside the bytes; a
+// compressed header that is truncated, of an unknown version or method, whose
+// declared file size differs from the bytes' size, or whose declared
+// uncompressed size is 0 or above kMaxUncompressedBundleBytes.
 Status parse_bundle(const std::vector<uint8_t>& bytes, BundleInfo* info);
+
+// Checks that `size` bytes at `image` are a 64-bit little-endian AMDGPU ELF whose
+// program and section headers, and the file ranges they name, lie inside the
+// bytes. kBundle naming `what` (e.g. "entry 'hipv4-amdgcn-amd-amdhsa--gfx950'")
+// otherwise. Run on a code object before hipModuleLoadData reads it.
+Status check_code_object(const uint8_t* image, uint64_t size, const std::string& what);
+
+// The amdgcn entry of an uncompressed bundle for the device whose target id is
+// `device_target_id` (hipDeviceProp_t::gcnArchName, "gfx950:sramecc+:xnack-"):
+// same processor, and every target feature the entry names (sramecc, xnack)
+// set the same way on the device; of several, the one naming the most features.
+// nullptr when none is compatible, with *why listing the processor's entries.
+const BundleEntry* pick_code_object(const BundleInfo& info, const std::string& device_target_id, std::string* why);
 
 // The bundle file the runtime would read for `explicit_path` (see
 // Runtime::create), in the order tried. The env var, when set, is the only entry.
@@ -46,6 +70,8 @@ std::vector<std::string> bundle_search_paths(const std::string& explicit_path = 
 
 // Reads the first existing bundle of bundle_search_paths(explicit_path) into
 // *bytes and checks it with parse_bundle(); *path_used names the file read.
+// Only regular files of at most kMaxBundleBytes are read (a FIFO or a device
+// such as /dev/zero at the path is refused without reading from it).
 // kBundle when none can be read (the message names every path tried, why each
 // failed, and the env var).
 Status read_bundle(const std::string& explicit_path, std::vector<uint8_t>* bytes, std::string* path_used);
@@ -73,7 +99,11 @@ class Runtime {
   // stream. num_seqs == 0 or num_tokens == 0: success, nothing launched, no
   // device needed. workspace: device memory of workspace_size() bytes (may be
   // null when that is 0). Errors: kInvalidArgument, kNoDevice, kUnsupportedArch,
-  // kNoInstance, kBundle, kHip (names the HIP call and its error).
+  // kNoInstance, kBundle, kHip (names the HIP call and its error). `opt` out of
+  // its ranges (options_error(): a path outside ForcePath, num_segments above
+  // kMaxSegments) and problems the selector refuses as outside the contract
+  // (Selection::invalid) are kInvalidArgument. A null out-parameter (here and in
+  // create, create_from_buffer, plan, workspace_size) is kInvalidArgument.
   Status run(const AttentionArgs& args, void* workspace, size_t workspace_bytes, void* stream,
              const SelectOptions& opt = {});
 

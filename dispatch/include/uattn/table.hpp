@@ -86,7 +86,13 @@ struct ProblemArgs {
 // Feature bits a call uses (SPEC.md s.1; the bits are kFeat* of vocab.hpp).
 uint32_t features_used(int window_left, float softcap, bool alibi, bool qq_bias, bool sinks);
 // The selector's view of `a`; lengths come from q_lens / kv_lens unless given.
+// The sums and maxima are taken in 64 bits; when one does not fit the int32
+// fields of ProblemDesc (or a length is negative) the field is set to -1, which
+// select() refuses: call problem_args_error() first for a message naming it.
 ProblemDesc make_problem(const ProblemArgs& a);
+// "" when make_problem(a) describes `a` exactly, else what does not fit, e.g.
+// "num_tokens = sum of q_lens = 4294967296 (4 sequences); expected <= 2147483647".
+std::string problem_args_error(const ProblemArgs& a);
 
 // Largest segment count a caller may request (more segments than KV tiles is
 // allowed: the extra segments are empty).
@@ -97,6 +103,10 @@ struct SelectOptions {
   std::string filter;            // glob over instance names ('*', '?'); empty = all
   int num_segments = 0;          // 3D only; 0 = chosen by the selector, else 1..kMaxSegments
 };
+// "" when `o` is within its ranges (path one of ForcePath, num_segments in
+// [0, kMaxSegments]), else the refusal, e.g.
+// "options.num_segments = 2000; expected 0 (automatic) to 1024".
+std::string options_error(const SelectOptions& o);
 
 struct Dim3 { uint32_t x = 1, y = 1, z = 1; };
 
@@ -111,6 +121,8 @@ struct KernelLaunch {
 struct Selection {
   bool ok = false;
   std::string error;             // when !ok: what is not served and the nearest instances
+  bool invalid = false;          // when !ok: the problem or the options are outside the contract
+                                 // (a refusal, uattn::kInvalidArgument), not a missing instance
   Path path = Path::k2D;
   int num_segments = 1;
   uint64_t workspace_bytes = 0;  // fp32 workspace for 3D (acc + max + sum)
@@ -122,6 +134,8 @@ struct Selection {
 Selection select(const ProblemDesc& p, const SelectOptions& opt = {});
 
 // Workspace layout (bytes offsets) for 3D: acc, then max, then sum.
+// Every field is 0 when the total does not fit in 64 bits (negative inputs too):
+// select() refuses such a problem.
 struct WorkspaceLayout { uint64_t acc_offset, max_offset, sum_offset, total_bytes; };
 WorkspaceLayout workspace_layout(int num_tokens, int num_q_heads, int num_segments, int head_size);
 

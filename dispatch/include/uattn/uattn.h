@@ -37,7 +37,7 @@ typedef enum uattn_status {
   UATTN_ERR_NO_DEVICE = 2,        /* no ROCm-capable device is visible */
   UATTN_ERR_UNSUPPORTED_ARCH = 3, /* the device's architecture has no code object in the bundle */
   UATTN_ERR_NO_INSTANCE = 4,      /* no kernel instance serves this problem (see the message) */
-  UATTN_ERR_BUNDLE = 5,           /* the kernel bundle cannot be found, read or parsed */
+  UATTN_ERR_BUNDLE = 5,           /* the kernel bundle cannot be found, read or parsed, or holds a corrupt image */
   UATTN_ERR_HIP = 6               /* a HIP call failed (the message names the call and the error) */
 } uattn_status_t;
 
@@ -74,7 +74,7 @@ typedef struct uattn_args {
 typedef struct uattn_options {
   int32_t path;         /* uattn_path_t */
   const char* filter;   /* glob over instance names ('*', '?'); NULL or "" = all */
-  int32_t num_segments; /* 3D only; 0 = chosen by the selector */
+  int32_t num_segments; /* 3D only; 0 = chosen by the selector, else 1..1024; outside: INVALID_ARGUMENT */
 } uattn_options_t;
 
 typedef struct uattn_runtime uattn_runtime_t;
