@@ -61,7 +61,10 @@ int main(int argc, char** argv) {
   app.add_flag("--sinks", s.sinks, "random per-head sinks");
   app.add_option("--seed", s.seed, "random seed");
   app.add_option("--path", path, "auto, 2d or 3d")->check(CLI::IsMember({"auto", "2d", "3d"}));
-  app.add_option("--segments", segments, "3D segments (0 = selector's choice)");
+  app.add_option("--segments", segments,
+                 "3D segments, 0 (selector's choice) to " + std::to_string(kMaxSegments) +
+                     "; with --path auto it selects 3D, with --path 2d it is an error")
+      ->check(CLI::Range(0, kMaxSegments));
   CLI11_PARSE(app, argc, argv);
 
   s.q_dtype = parse_dtype(dtype);
