@@ -16,7 +16,7 @@
 # new root. Why a root is needed at all, and what was verified: docs/toolchain.md.
 set -euo pipefail
 
-PACKAGES="hipcc,clang-tools-21,llvm-21,lld-21,rocm-device-libs-21,cmake,ninja-build,libgtest-dev,python3-jinja2,python3-yaml,python3-pytest,libboost-context-dev,g++,ccache,nlohmann-json3-dev,libcli11-dev,libmsgpack-cxx-dev,libzstd-dev"
+PACKAGES="hipcc,clang-tools-21,llvm-21,lld-21,rocm-device-libs-21,cmake,ninja-build,libgtest-dev,python3-jinja2,python3-yaml,python3-pytest,libboost-context-dev,g++,ccache,nlohmann-json3-dev,libcli11-dev,libmsgpack-cxx-dev,libzstd-dev,libbenchmark-dev"
 KEY=$(printf '%s' "$PACKAGES" | sha256sum | cut -c1-12)
 ROOT=${UATTN_TOOLCHAIN_ROOT:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/uattn/sid-$KEY}
 

@@ -9,7 +9,6 @@
 #include <map>
 #include <mutex>
 #include <sstream>
-#include <unordered_map>
 #include <utility>
 
 namespace uattn {
@@ -55,7 +54,7 @@ struct DeviceState {
   Status load;              // result of hipModuleLoadData
   hipModule_t module = nullptr;
   std::vector<uint8_t> image;  // the device's code object, when taken from an uncompressed bundle
-  std::unordered_map<std::string, hipFunction_t> functions;
+  std::vector<hipFunction_t> functions;  // per table row index (row - all_rows().data()); null = not fetched yet
 };
 
 }  // namespace
@@ -157,16 +156,18 @@ struct Runtime::Impl {
     return d.load = hip_failed("hipModuleLoadData(" + path + ") on device " + std::to_string(dev), e);
   }
 
-  // Cached hipModuleGetFunction. Called with mu held.
-  Status function(DeviceState& d, const char* name, hipFunction_t* f) {
-    auto it = d.functions.find(name);
-    if (it != d.functions.end()) { *f = it->second; return Status::Ok(); }
-    const hipError_t e = hipModuleGetFunction(f, d.module, name);
+  // hipModuleGetFunction once per device and table row (cached by row index:
+  // no name lookup per call). Called with mu held.
+  Status function(DeviceState& d, const InstanceRow* row, hipFunction_t* f) {
+    const size_t i = (size_t)(row - all_rows().data());
+    if (d.functions.empty()) d.functions.assign(all_rows().size(), nullptr);
+    if (d.functions[i]) { *f = d.functions[i]; return Status::Ok(); }
+    const hipError_t e = hipModuleGetFunction(f, d.module, row->name);
     if (e != hipSuccess)
       return Status{e == hipErrorNotFound ? kBundle : kHip,
-                    "uattn: hipModuleGetFunction(" + std::string(name) + ") failed (" + hip_error(e) +
+                    "uattn: hipModuleGetFunction(" + std::string(row->name) + ") failed (" + hip_error(e) +
                         "): the kernel bundle " + path + " does not match the lookup table (rebuild both together)"};
-    d.functions.emplace(name, *f);
+    d.functions[i] = *f;
     return Status::Ok();
   }
 };
@@ -235,7 +236,10 @@ const BundleInfo& Runtime::bundle_info() const { return impl_->info; }
 Status Runtime::plan(const AttentionArgs& args, Selection* sel, const SelectOptions& opt) {
   if (!sel) return null_out("plan", "sel");
   const Status s = validate_call(args, opt);
-  return s.ok() ? plan_validated(args, sel, opt) : s;
+  if (!s.ok()) return s;
+  SelectOptions explained = opt;
+  explained.explain = true;
+  return plan_validated(args, sel, explained);
 }
 
 // plan() for arguments validate() already accepted.
@@ -270,29 +274,33 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
                     const SelectOptions& opt) {
   Status s = validate_call(args, opt);
   if (!s.ok() || empty_call(args)) return s;
+  // One lock per call: the device state, the selection (pure, cheap) and the
+  // cached kernel handles are all taken under it.
   Selection sel;
-  s = plan_validated(args, &sel, opt);
-  if (!s.ok()) return s;
-  if (sel.path == Path::k3D) {
-    if (!workspace || workspace_bytes < sel.workspace_bytes) {
-      std::ostringstream m;
-      m << "uattn: workspace_bytes = " << workspace_bytes << (workspace ? "" : " (workspace null)") << " < "
-        << sel.workspace_bytes << " needed by the 3D path (" << sel.num_segments << " segments, "
-        << sel.attention.row->name << "); allocate Runtime::workspace_size() bytes";
-      return Status{kInvalidArgument, m.str()};
-    }
-    if (reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
-      return Status{kInvalidArgument, "uattn: workspace is not 16-byte aligned; expected device memory from hipMalloc"};
-  }
   hipFunction_t fa = nullptr, fr = nullptr;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     DeviceState* d = nullptr;
     int dev = -1;
     s = impl_->current_device(&d, &dev);
-    if (s.ok()) s = impl_->ensure_module(*d, dev);
-    if (s.ok()) s = impl_->function(*d, sel.attention.row->name, &fa);
-    if (s.ok() && sel.path == Path::k3D) s = impl_->function(*d, sel.reduce.row->name, &fr);
+    if (!s.ok()) return s;
+    sel = select(describe(args, d->arch, d->cus), opt);
+    if (!sel.ok)
+      return Status{kNoInstance, "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel.error};
+    if (sel.path == Path::k3D) {
+      if (!workspace || workspace_bytes < sel.workspace_bytes) {
+        std::ostringstream m;
+        m << "uattn: workspace_bytes = " << workspace_bytes << (workspace ? "" : " (workspace null)") << " < "
+          << sel.workspace_bytes << " needed by the 3D path (" << sel.num_segments << " segments, "
+          << sel.attention.row->name << "); allocate Runtime::workspace_size() bytes";
+        return Status{kInvalidArgument, m.str()};
+      }
+      if (reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
+        return Status{kInvalidArgument, "uattn: workspace is not 16-byte aligned; expected device memory from hipMalloc"};
+    }
+    s = impl_->ensure_module(*d, dev);
+    if (s.ok()) s = impl_->function(*d, sel.attention.row, &fa);
+    if (s.ok() && sel.path == Path::k3D) s = impl_->function(*d, sel.reduce.row, &fr);
   }
   if (!s.ok()) return s;
   AttnParams params = make_params(args, sel, workspace);

@@ -4,9 +4,17 @@
 // before generic, fewer compiled-in features before more); the first row that
 // serves the problem with the preferred tile wins, else the first that serves it
 // with any tile. The path heuristic follows the peer selector described in
-// docs/architecture.md: 2D when a sliding window bounds the work, when
-// max_seqlen_k is short, or when the 2D grid alone fills the device; 3D
-// split-KV otherwise, with enough segments for ~2 workgroups per CU.
+// docs/architecture.md: 2D when the keys a workgroup may see are few
+// (max_seqlen_k, or a sliding window's span), or when the 2D grid alone fills
+// the device; 3D split-KV otherwise, with enough segments for ~2 workgroups per
+// CU (at most the KV tiles of that span), and 2D again when that comes to a
+// single segment.
+//
+// Latency: select() runs on every attention call. The rows are grouped once
+// (first call) by (architecture, path, dtypes, head size), so a call scans
+// only the few rows of its groups; the decision is recorded as reason codes
+// and numbers, and the text of Selection::why is written only when
+// SelectOptions::explain asks for it. Strings are built on errors only.
 #include <algorithm>
 #include <sstream>
 
@@ -105,6 +113,7 @@ ProblemDesc make_problem(const ProblemArgs& a) {
   p.head_size = a.head_size;
   p.block_size = a.block_size;
   p.features = features_used(a.window_left, a.softcap, a.alibi, a.qq_bias, a.sinks);
+  p.window_left = a.window_left >= 0 ? a.window_left : -1;
   p.num_q_heads = a.num_q_heads;
   p.num_kv_heads = a.num_kv_heads;
   p.num_seqs = a.num_seqs;
@@ -173,15 +182,105 @@ WorkspaceLayout workspace_layout(int num_tokens, int num_q_heads, int num_segmen
 
 namespace {
 
-bool serves(const InstanceRow& r, const ProblemDesc& p, Path path) {
-  return r.arch == p.arch && r.path == path && r.q_dtype == p.q_dtype && r.kv_dtype == p.kv_dtype &&
-         r.head_size == p.head_size && (r.block_size == 0 || r.block_size == p.block_size) &&
-         (p.features & ~r.features) == 0 && (p.rows_aligned || is_generic(r) || r.path == Path::kReduce);
+// Row groups: the rows of one (arch, path, q dtype, kv dtype, head size), in
+// table order; reduce rows carry DType{} for both dtypes.
+uint64_t group_key(Arch a, Path path, DType q, DType kv, int head_size) {
+  return ((uint64_t)((size_t)a & 0xff) << 56) | ((uint64_t)((size_t)path & 0xff) << 48) |
+         ((uint64_t)((size_t)q & 0xff) << 40) | ((uint64_t)((size_t)kv & 0xff) << 32) | (uint64_t)(uint32_t)head_size;
+}
+
+struct Span {
+  const InstanceRow* const* begin = nullptr;
+  const InstanceRow* const* end = nullptr;
+  bool empty() const { return begin == end; }
+};
+
+class RowIndex {
+ public:
+  RowIndex() {
+    const std::vector<InstanceRow>& rows = all_rows();
+    std::vector<std::pair<uint64_t, const InstanceRow*>> keyed;
+    keyed.reserve(rows.size());
+    for (const InstanceRow& r : rows) keyed.push_back({key_of(r), &r});
+    std::stable_sort(keyed.begin(), keyed.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });  // keeps table order
+    for (size_t i = 0; i < keyed.size(); ++i) {
+      rows_.push_back(keyed[i].second);
+      if (i == 0 || keyed[i].first != keyed[i - 1].first) groups_.push_back({keyed[i].first, i, i + 1});
+      else groups_.back().end = i + 1;
+    }
+  }
+  Span find(uint64_t key) const {
+    auto it = std::lower_bound(groups_.begin(), groups_.end(), key,
+                               [](const Group& g, uint64_t k) { return g.key < k; });
+    if (it == groups_.end() || it->key != key) return {};
+    return {rows_.data() + it->begin, rows_.data() + it->end};
+  }
+
+ private:
+  struct Group { uint64_t key; size_t begin, end; };
+  static uint64_t key_of(const InstanceRow& r) {
+    return group_key(r.arch, r.path, r.q_dtype, r.kv_dtype, r.head_size);
+  }
+  std::vector<const InstanceRow*> rows_;
+  std::vector<Group> groups_;
+};
+
+const RowIndex& row_index() {
+  static const RowIndex index;
+  return index;
+}
+
+// What an attention row of the problem's group must also match.
+bool serves_rest(const InstanceRow& r, const ProblemDesc& p) {
+  return (r.block_size == 0 || r.block_size == p.block_size) && (p.features & ~r.features) == 0 &&
+         (p.rows_aligned || is_generic(r));
+}
+
+// The first row of `g` serving `p` (and passing the filter) with the large tile
+// when `large`, else with the one-wave tile; failing that, the first with any tile.
+const InstanceRow* pick(Span g, const ProblemDesc& p, const SelectOptions& opt, bool large) {
+  const InstanceRow* fallback = nullptr;
+  for (const InstanceRow* const* it = g.begin; it != g.end; ++it) {
+    const InstanceRow& r = **it;
+    if (!serves_rest(r, p)) continue;
+    if (!opt.filter.empty() && !glob_match(opt.filter.c_str(), r.name)) continue;
+    if ((r.tile == Tile::large) == large) return &r;
+    if (!fallback) fallback = &r;
+  }
+  return fallback;
 }
 
 uint64_t grid_x(const ProblemDesc& p, int block_m) {
   const int qpk = p.num_q_heads / p.num_kv_heads;
   return (uint64_t)p.num_tokens * (uint64_t)qpk / (uint64_t)block_m + (uint64_t)p.num_seqs;
+}
+
+// Segments for ~2 workgroups per CU, at most the KV tiles of the longest
+// sequence (and 64).
+int auto_segments(uint64_t workgroups, int cus, int kv_tiles) {
+  const uint64_t want = (2ull * (uint64_t)cus + workgroups - 1) / std::max<uint64_t>(workgroups, 1);
+  return (int)std::min<uint64_t>(std::max<uint64_t>(want, 1), (uint64_t)std::min(kv_tiles, 64));
+}
+
+// Keys one workgroup's rows may see: max_seqlen_k, or with a known sliding
+// window at most window_left + max_seqlen_q (the window of its first row to its
+// last row; templates/uattn/kernel/phases.hpp, locate_work).
+int64_t kv_span(const ProblemDesc& p) {
+  if ((p.features & kFeatWindow) && p.window_left >= 0)
+    return std::min<int64_t>(p.max_seqlen_k, (int64_t)p.window_left + p.max_seqlen_q);
+  return p.max_seqlen_k;
+}
+
+// KV tiles one workgroup walks at most: the tiles of the longest sequence, or
+// those a window's span can touch at any alignment (ceil((span + block_n - 1) /
+// block_n)), whichever is fewer.
+int kv_tiles_of(const ProblemDesc& p, const InstanceRow& r) {
+  const int64_t bn = r.block_n;
+  int64_t tiles = ((int64_t)p.max_seqlen_k + bn - 1) / bn;
+  const int64_t span = kv_span(p);
+  if (span < p.max_seqlen_k) tiles = std::min(tiles, (span + 2 * bn - 2) / bn);
+  return (int)std::max<int64_t>(1, tiles);
 }
 
 std::string nearest(const ProblemDesc& p, Path path) {
@@ -223,6 +322,15 @@ std::string describe(const ProblemDesc& p) {
   return o.str();
 }
 
+// The same rules as check(), without building a message (the per-call path).
+bool valid(const ProblemDesc& p) {
+  return (size_t)p.arch < (size_t)kNumArchs && is_query_dtype(p.q_dtype) && kv_pairs_with(p.kv_dtype, p.q_dtype) &&
+         (p.out_dtype == p.q_dtype || is_quantised_output_dtype(p.out_dtype)) && p.head_size > 0 &&
+         p.block_size >= 1 && p.num_kv_heads >= 1 && p.num_q_heads >= 1 && p.num_q_heads % p.num_kv_heads == 0 &&
+         p.num_seqs >= 0 && p.num_tokens >= 0 && p.max_seqlen_q >= 0 && p.max_seqlen_k >= 0 && p.num_cus >= 0 &&
+         (p.features & ~kFeatAll) == 0;
+}
+
 std::string check(const ProblemDesc& p) {
   std::ostringstream e;
   if ((size_t)p.arch >= (size_t)kNumArchs)
@@ -247,53 +355,107 @@ std::string check(const ProblemDesc& p) {
   return e.str();
 }
 
+// Why the path was chosen; Decision records it, explanation() turns it into text.
+enum class PathReason {
+  kForced,             // ForcePath::k2D / k3D
+  kSegmentsRequested,  // auto with num_segments > 0: a segment count asks for 3D
+  kShortKv,            // 2D: the keys a workgroup may see (kv_span) <= kShortKv
+  kFills,              // 2D: the 2D grid fills the CUs
+  kOneSegment,         // 2D: 3D would run a single segment
+  kSplit,              // 3D: the 2D grid leaves CUs idle
+};
+
+constexpr int kShortKv = 256;
+
+struct Decision {
+  PathReason reason = PathReason::kForced;
+  bool only_other = false;   // the heuristic's path is not served; the other one is
+  uint64_t wg2d = 0;         // 2D workgroups (grid x * KV heads) with the preferred 2D tile
+  int cus = 0;
+  int kv_tiles = 0;          // 3D: KV tiles of the longest sequence
+  bool segments_requested = false;
+};
+
+std::string explanation(const ProblemDesc& p, const Selection& sel, const Decision& d) {
+  std::ostringstream why;
+  switch (d.reason) {
+    case PathReason::kForced: why << "path " << to_string(sel.path) << ": forced; "; break;
+    case PathReason::kSegmentsRequested:
+      why << "path 3d: " << sel.num_segments << " segments requested; "; break;
+    case PathReason::kShortKv:
+      if (kv_span(p) < p.max_seqlen_k) why << "path 2d: the sliding window bounds each row to " << kv_span(p) << " keys <= " << kShortKv << "; ";
+      else why << "path 2d: max_seqlen_k=" << p.max_seqlen_k << " <= " << kShortKv << "; ";
+      break;
+    case PathReason::kFills: why << "path 2d: " << d.wg2d << " workgroups fill " << d.cus << " CUs; "; break;
+    case PathReason::kOneSegment:
+      why << "path 2d: " << d.wg2d << " 2D workgroups < " << d.cus << " CUs, but 3D would run 1 segment; "; break;
+    case PathReason::kSplit: why << "path 3d: " << d.wg2d << " 2D workgroups < " << d.cus << " CUs; "; break;
+  }
+  if (d.only_other) why << "only " << to_string(sel.path) << " serves this problem; ";
+  why << "instance " << sel.attention.row->name << " (first row serving " << describe(p) << ")";
+  if (sel.path == Path::k3D) {
+    if (d.segments_requested) why << "; segments " << sel.num_segments << " (requested)";
+    else
+      why << "; segments " << sel.num_segments << " (~2 workgroups per CU, <= KV tiles " << d.kv_tiles
+          << (kv_span(p) < p.max_seqlen_k ? " of the window)" : ")");
+  }
+  return why.str();
+}
+
 }  // namespace
 
 Selection select(const ProblemDesc& p, const SelectOptions& opt) {
   Selection sel;
-  const std::string bad = check(p);
-  if (!bad.empty()) { sel.error = "invalid problem: " + bad; sel.invalid = true; return sel; }
-  const std::string bad_opt = options_error(opt);
-  if (!bad_opt.empty()) { sel.error = bad_opt; sel.invalid = true; return sel; }
-  const int cus = p.num_cus > 0 ? p.num_cus : cu_count(p.arch);
+  if (!valid(p)) { sel.error = "invalid problem: " + check(p); sel.invalid = true; return sel; }
+  if (opt.num_segments < 0 || opt.num_segments > kMaxSegments || (uint32_t)opt.path > (uint32_t)ForcePath::k3D) {
+    sel.error = options_error(opt);
+    sel.invalid = true;
+    return sel;
+  }
+  const bool segments_requested = opt.num_segments > 0;
+  if (segments_requested && opt.path == ForcePath::k2D) {
+    sel.error = "num_segments=" + std::to_string(opt.num_segments) +
+                " with path 2d: a segment count applies to the 3D (split-KV) path only; ask for path 3d or auto, "
+                "or num_segments 0";
+    return sel;
+  }
+  const RowIndex& index = row_index();
+  const Span g2 = index.find(group_key(p.arch, Path::k2D, p.q_dtype, p.kv_dtype, p.head_size));
+  const Span g3 = index.find(group_key(p.arch, Path::k3D, p.q_dtype, p.kv_dtype, p.head_size));
+  Decision d;
+  d.cus = p.num_cus > 0 ? p.num_cus : cu_count(p.arch);
+  d.segments_requested = segments_requested;
   const int qpk = p.num_q_heads / p.num_kv_heads;
-  const int rows_per_wave = uattn::rows_per_wave(p.arch);
-  std::ostringstream why;
 
   // Preferred tile: the large (multi-wave) tile when one sequence has enough
-  // packed rows (q_len x qpk) to fill it, else the one-wave tile.
-  const int large_m = rows_per_wave * tile_waves(Tile::large);
+  // packed rows (q_len x qpk) to fill it, else the one-wave tile. 3D always
+  // uses the one-wave tile.
+  const int large_m = rows_per_wave(p.arch) * tile_waves(Tile::large);
   const bool want_large = (int64_t)p.max_seqlen_q * qpk >= large_m;
-
-  auto pick = [&](Path path, bool large) -> const InstanceRow* {
-    const InstanceRow* fallback = nullptr;
-    for (const InstanceRow& r : all_rows()) {
-      if (!serves(r, p, path)) continue;
-      if (!opt.filter.empty() && !glob_match(opt.filter.c_str(), r.name)) continue;
-      if ((r.tile == Tile::large) == large) return &r;
-      if (!fallback) fallback = &r;
-    }
-    return fallback;
-  };
+  const InstanceRow* r2 = pick(g2, p, opt, want_large);
+  const InstanceRow* r3 = pick(g3, p, opt, false);
 
   Path path;
-  if (opt.path == ForcePath::k2D) { path = Path::k2D; why << "path 2d: forced; "; }
-  else if (opt.path == ForcePath::k3D) { path = Path::k3D; why << "path 3d: forced; "; }
+  if (opt.path == ForcePath::k2D) path = Path::k2D;
+  else if (opt.path == ForcePath::k3D) path = Path::k3D;
+  else if (segments_requested) { path = Path::k3D; d.reason = PathReason::kSegmentsRequested; }
   else {
-    const bool window = (p.features & kFeatWindow) != 0;
-    const InstanceRow* r2 = pick(Path::k2D, want_large);
-    const uint64_t wg2d = r2 ? grid_x(p, r2->block_m) * (uint64_t)p.num_kv_heads : 0;
-    if (window) { path = Path::k2D; why << "path 2d: a sliding window bounds the KV range; "; }
-    else if (p.max_seqlen_k <= 256) { path = Path::k2D; why << "path 2d: max_seqlen_k=" << p.max_seqlen_k << " <= 256; "; }
-    else if (wg2d >= (uint64_t)cus) { path = Path::k2D; why << "path 2d: " << wg2d << " workgroups fill " << cus << " CUs; "; }
-    else { path = Path::k3D; why << "path 3d: " << wg2d << " 2D workgroups < " << cus << " CUs; "; }
-    if (!pick(path, want_large)) {  // fall back to the other path if only it is served
+    d.wg2d = r2 ? grid_x(p, r2->block_m) * (uint64_t)p.num_kv_heads : 0;
+    if (kv_span(p) <= kShortKv) { path = Path::k2D; d.reason = PathReason::kShortKv; }
+    else if (d.wg2d >= (uint64_t)d.cus) { path = Path::k2D; d.reason = PathReason::kFills; }
+    else { path = Path::k3D; d.reason = PathReason::kSplit; }
+    if (path == Path::k3D && r3 && r2 &&
+        auto_segments(grid_x(p, r3->block_m) * (uint64_t)p.num_kv_heads, d.cus, kv_tiles_of(p, *r3)) == 1) {
+      path = Path::k2D;  // a single segment: 3D would only add the workspace and the reduce
+      d.reason = PathReason::kOneSegment;
+    }
+    if (!(path == Path::k2D ? r2 : r3)) {  // fall back to the other path if only it is served
       const Path other = path == Path::k2D ? Path::k3D : Path::k2D;
-      if (pick(other, want_large)) { path = other; why << "only " << to_string(other) << " serves this problem; "; }
+      if (other == Path::k2D ? r2 : r3) { path = other; d.only_other = true; }
     }
   }
 
-  const InstanceRow* row = pick(path, path == Path::k2D && want_large);
+  const InstanceRow* row = path == Path::k2D ? r2 : r3;
   if (!row && !served_head(p)) {
     sel.error = "head_size=" + std::to_string(p.head_size) + " is not served on " + to_string(p.arch) +
                 " (served: " + served_heads(p.arch) + ")";
@@ -301,7 +463,9 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
   }
   if (!row) {
     sel.error = "no instance for " + describe(p) + " path=" + to_string(path) +
-                (opt.filter.empty() ? "" : " filter='" + opt.filter + "'") + "; nearest: " + nearest(p, path);
+                (opt.filter.empty() ? "" : " filter='" + opt.filter + "'") +
+                (segments_requested ? " (num_segments=" + std::to_string(opt.num_segments) + " asks for 3d)" : "") +
+                "; nearest: " + nearest(p, path);
     return sel;
   }
   sel.path = path;
@@ -316,30 +480,19 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
     return sel;
   }
   sel.attention.grid = Dim3{(uint32_t)gx, (uint32_t)p.num_kv_heads, 1};
-  why << "instance " << row->name << " (first row serving " << describe(p) << ")";
 
   if (path == Path::k3D) {
-    int segs = opt.num_segments;
-    // 64-bit: max_seqlen_k + block_n - 1 overflows int for max_seqlen_k near 2^31.
-    const int kv_tiles =
-        (int)std::max<int64_t>(1, ((int64_t)p.max_seqlen_k + row->block_n - 1) / (int64_t)row->block_n);
-    if (segs <= 0) {
-      const uint64_t base = gx * (uint64_t)p.num_kv_heads;
-      const uint64_t want = (2ull * (uint64_t)cus + base - 1) / std::max<uint64_t>(base, 1);
-      segs = (int)std::min<uint64_t>(std::max<uint64_t>(want, 1), (uint64_t)std::min(kv_tiles, 64));
-      why << "; segments " << segs << " (~2 workgroups per CU, <= KV tiles " << kv_tiles << ")";
-    } else {
-      why << "; segments " << segs << " (requested)";
-    }
+    d.kv_tiles = kv_tiles_of(p, *row);
+    const int segs = segments_requested ? opt.num_segments
+                                        : auto_segments(gx * (uint64_t)p.num_kv_heads, d.cus, d.kv_tiles);
     sel.num_segments = segs;
     sel.attention.grid.z = (uint32_t)segs;
-    const InstanceRow* red = nullptr;
-    for (const InstanceRow& r : all_rows())
-      if (r.arch == p.arch && r.path == Path::kReduce && r.head_size == p.head_size) { red = &r; break; }
-    if (!red) {
+    const Span gr = index.find(group_key(p.arch, Path::kReduce, DType{}, DType{}, p.head_size));
+    if (gr.empty()) {
       sel.error = "no reduce instance for arch=" + std::string(to_string(p.arch)) + " head_size=" + std::to_string(p.head_size);
       return sel;
     }
+    const InstanceRow* red = *gr.begin;
     sel.reduce.row = red;
     sel.reduce.grid = Dim3{(uint32_t)p.num_tokens, (uint32_t)p.num_q_heads, 1};
     sel.reduce.threads = (uint32_t)red->wave_size;
@@ -354,7 +507,7 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
     }
     sel.workspace_bytes = w.total_bytes;
   }
-  sel.why = why.str();
+  if (opt.explain) sel.why = explanation(p, sel, d);
   sel.ok = true;
   return sel;
 }

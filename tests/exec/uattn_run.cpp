@@ -61,7 +61,10 @@ int main(int argc, char** argv) {
   app.add_flag("--sinks", s.sinks, "random per-head sinks");
   app.add_option("--seed", s.seed, "random seed");
   app.add_option("--path", path, "auto, 2d or 3d")->check(CLI::IsMember({"auto", "2d", "3d"}));
-  app.add_option("--segments", segments, "3D segments (0 = selector's choice)")->check(CLI::Range(0, kMaxSegments));
+  app.add_option("--segments", segments,
+                 "3D segments, 0 (selector's choice) to " + std::to_string(kMaxSegments) +
+                     "; with --path auto it selects 3D, with --path 2d it is an error")
+      ->check(CLI::Range(0, kMaxSegments));
   // Not CLI11_PARSE: it exits with CLI11's own codes (104, 105, 109, ...), the
   // help above documents 2 for every usage error.
   try {

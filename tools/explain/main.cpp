@@ -82,7 +82,9 @@ int parse_args(int argc, char** argv, Args* a) {
                 std::to_string(uattn::cu_count(x));
   app.add_option("--cus", a->cus, cus_help + ")")->check(CLI::Range(1, 1 << 20));
   app.add_option("--filter", a->filter, "only instances whose name matches this glob");
-  app.add_option("--segments", a->segments, "3D segment count (default: the selector's)")
+  app.add_option("--segments", a->segments,
+                 "3D segment count, 1.." + std::to_string(uattn::kMaxSegments) +
+                     " (default: the selector's; with --path auto it selects 3D, with --path 2d it is an error)")
       ->check(CLI::Range(1, uattn::kMaxSegments));
   try {
     app.parse(argc, argv);
@@ -137,6 +139,7 @@ bool explain(const Scenario& sc, const std::string& batch_note, const Args& a) {
   opt.path = a.force;
   opt.filter = a.filter;
   opt.num_segments = a.segments;
+  opt.explain = true;
   for (uattn::Arch arch : a.archs) {
     std::string args_error;
     const uattn::ProblemDesc p = uattn::explain::to_problem(sc, arch, a.cus, &args_error);

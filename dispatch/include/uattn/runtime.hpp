@@ -6,7 +6,8 @@
 // Design (STYLE.md, "selection data apart from code objects, loaded lazily"):
 // the bundle bytes are read once at create(); the code object of a device is
 // loaded on that device's first run() (hipModuleLoadData, once per device, under
-// a mutex); kernels are fetched on first use (hipModuleGetFunction, cached).
+// a mutex); kernels are fetched on first use (hipModuleGetFunction, cached per
+// table row). run() takes the mutex once per call.
 // Errors are returned as Status (codes: uattn.h); nothing throws or aborts.
 #pragma once
 #include <stddef.h>
@@ -110,7 +111,8 @@ class Runtime {
   // Workspace bytes run() needs on the current device with `opt` (0 for 2D).
   Status workspace_size(const AttentionArgs& args, size_t* bytes, const SelectOptions& opt = {});
 
-  // The selection run() would make on the current device (for logs and tests).
+  // The selection run() would make on the current device (for logs and tests),
+  // with Selection::why filled (SelectOptions::explain is turned on).
   Status plan(const AttentionArgs& args, Selection* sel, const SelectOptions& opt = {});
 
   // Where the bundle came from ("<memory>" for create_from_buffer) and its contents.

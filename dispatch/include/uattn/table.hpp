@@ -47,6 +47,7 @@ struct ProblemDesc {
   int head_size = 128;
   int block_size = 16;
   uint32_t features = 0;         // Feature bits the problem uses
+  int window_left = -1;          // keys before the query a row may see (kFeatWindow); -1 = no window or unknown
   int num_q_heads = 16;
   int num_kv_heads = 2;
   int num_seqs = 1;
@@ -95,13 +96,19 @@ ProblemDesc make_problem(const ProblemArgs& a);
 std::string problem_args_error(const ProblemArgs& a);
 
 // Largest segment count a caller may request (more segments than KV tiles is
-// allowed: the extra segments are empty).
+// allowed: the extra segments are empty). The one bound: select(), uattn-explain
+// --segments and uattn-run --segments all use it.
 constexpr int kMaxSegments = 1024;
 
 struct SelectOptions {
   ForcePath path = ForcePath::kAuto;
   std::string filter;            // glob over instance names ('*', '?'); empty = all
-  int num_segments = 0;          // 3D only; 0 = chosen by the selector, else 1..kMaxSegments
+  // 3D only: 0 = chosen by the selector, else 1..kMaxSegments. With path kAuto a
+  // count > 0 selects the 3D path; with path k2D it is an error (never dropped).
+  int num_segments = 0;
+  // Fill Selection::why. Off on the per-call path (select() then builds no
+  // strings unless it fails); uattn-explain and Runtime::plan() turn it on.
+  bool explain = false;
 };
 // "" when `o` is within its ranges (path one of ForcePath, num_segments in
 // [0, kMaxSegments]), else the refusal, e.g.
@@ -128,9 +135,13 @@ struct Selection {
   uint64_t workspace_bytes = 0;  // fp32 workspace for 3D (acc + max + sum)
   KernelLaunch attention;
   KernelLaunch reduce;           // valid when path == k3D
-  std::string why;               // human-readable reasons for the choices
+  std::string why;               // human-readable reasons; only with SelectOptions::explain, else empty
 };
 
+// The instance and launch configuration for `p`. Never throws; on failure ok is
+// false and error says why (an invalid problem, num_segments outside
+// 0..kMaxSegments or given with path k2D, nothing served). Cost: a hit builds no
+// string (median under 100 ns, docs/performance.md "Selector latency").
 Selection select(const ProblemDesc& p, const SelectOptions& opt = {});
 
 // Workspace layout (bytes offsets) for 3D: acc, then max, then sum.
