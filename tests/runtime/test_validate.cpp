@@ -486,6 +486,7 @@ TEST(SelectRefusal, KvTilesNearInt32Max) {
   p.max_seqlen_k = 2147483647;
   SelectOptions o;
   o.path = ForcePath::k3D;
+  o.explain = true;
   const Selection s = select(p, o);
   ASSERT_TRUE(s.ok) << s.error;
   const int64_t bn = s.attention.row->block_n;

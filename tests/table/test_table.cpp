@@ -446,7 +446,7 @@ TEST(Table, RequestedSegmentsAreNeverDropped) {
     o.num_segments = kMaxSegments + 1;
     s = select(p, o);
     ASSERT_FALSE(s.ok);
-    EXPECT_NE(s.error.find("expected 0 (selector's choice) to 1024"), std::string::npos) << s.error;
+    EXPECT_NE(s.error.find("expected 0 (automatic) to 1024"), std::string::npos) << s.error;
   }
 }
 
