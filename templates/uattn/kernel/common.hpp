@@ -9,10 +9,6 @@
 
 namespace uattn {
 
-// std::conditional without <type_traits> (device code includes no standard headers).
-template <bool B, class T, class F> struct Conditional { using type = T; };
-template <class T, class F> struct Conditional<false, T, F> { using type = F; };
-
 constexpr float kLog2e = 1.4426950408889634f;  // log2(e)
 constexpr float kNegInf = -__builtin_inff();
 constexpr float kFp8Max = 448.0f;              // largest finite OCP E4M3 value
