@@ -11,12 +11,14 @@
 # Environment:
 #   UATTN_TOOLCHAIN_ROOT  root folder (default: ${XDG_CACHE_HOME:-$HOME/.cache}/uattn/sid-<hash>)
 #   UATTN_DEBIAN_MIRROR   Debian mirror URI (default: read from this machine's apt sources)
+#   CCACHE_*, DISTCC_*    passed through to commands run inside the root (compiler cache and
+#                         distributed compiles, see docs/toolchain.md)
 #
 # The root is keyed by a hash of the package list below, so a changed list builds a
 # new root. Why a root is needed at all, and what was verified: docs/toolchain.md.
 set -euo pipefail
 
-PACKAGES="hipcc,clang-tools-21,llvm-21,lld-21,rocm-device-libs-21,cmake,ninja-build,libgtest-dev,python3-jinja2,python3-yaml,python3-pytest,libboost-context-dev,g++,ccache,nlohmann-json3-dev,libcli11-dev,libmsgpack-cxx-dev,libzstd-dev,libbenchmark-dev"
+PACKAGES="hipcc,clang-tools-21,llvm-21,lld-21,rocm-device-libs-21,cmake,ninja-build,libgtest-dev,python3-jinja2,python3-yaml,python3-pytest,libboost-context-dev,g++,ccache,nlohmann-json3-dev,libcli11-dev,libmsgpack-cxx-dev,libzstd-dev,libbenchmark-dev,libclang-rt-21-dev,python3-hypothesis,distcc,lintian,perl-openssl-defaults,fakeroot,file"
 KEY=$(printf '%s' "$PACKAGES" | sha256sum | cut -c1-12)
 ROOT=${UATTN_TOOLCHAIN_ROOT:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/uattn/sid-$KEY}
 
@@ -74,10 +76,11 @@ run_in() {
       case "$real" in "$top"/*) ;; *) mkdir -p "$UATTN_ROOT$real" && mount --rbind "$real" "$UATTN_ROOT$real" ;; esac
     fi
     shift 0
+    passenv=$(env | grep -E "^(CCACHE|DISTCC)_[A-Z_]*=" || true)
     exec chroot "$UATTN_ROOT" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root \
       TERM="${TERM:-dumb}" LANG=C.UTF-8 CI="${CI:-}" UATTN_IN_ROOT=1 \
       CTEST_PARALLEL_LEVEL="${CTEST_PARALLEL_LEVEL:-}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-}" \
-      sh -c "cd \"\$0\" && exec \"\$@\"" "$UATTN_DIR" "$@"
+      $passenv sh -c "cd \"\$0\" && exec \"\$@\"" "$UATTN_DIR" "$@"
   ' bash "$@"
 }
 
