@@ -245,7 +245,7 @@ const BundleEntry* pick_code_object(const BundleInfo& info, const std::string& d
   size_t best_n = 0;
   std::string seen;
   for (const BundleEntry& e : info.entries) {
-    if (e.arch != processor) continue;
+    if (e.arch.empty() || e.arch != processor) continue;  // "": not an amdgcn entry (an empty device id too)
     const std::string id = e.target.substr(e.target.find("--") + 2);
     seen += (seen.empty() ? "" : ", ") + id;
     const std::vector<std::string> want = target_features(id);
