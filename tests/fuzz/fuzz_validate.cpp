@@ -221,7 +221,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   // Host copies of the index arrays, when small enough to build.
-  if (a.num_seqs > 4096 || a.block_table_stride > 4096) return 0;
+  if (a.num_seqs > 4096 || a.block_table_stride > 4096 || (int64_t)a.num_seqs * a.block_table_stride > 65536) return 0;
   const size_t n = (size_t)a.num_seqs, bt_len = n * (size_t)(a.block_table_stride > 0 ? a.block_table_stride : 0);
   std::vector<int32_t> cu(n + 1), su(n), bt(bt_len + 1);
   for (auto* v : {&cu, &su, &bt})
