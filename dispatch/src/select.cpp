@@ -86,6 +86,7 @@ struct Lengths {
 };
 Lengths lengths_of(const ProblemArgs& a) {
   Lengths l;
+  if (!a.q_lens && !a.kv_lens) return l;  // nothing to sum (describe(): num_seqs alone, up to 2^31 - 1)
   for (int i = 0; i < a.num_seqs; ++i) {
     const int64_t q = a.q_lens ? a.q_lens[i] : 0, k = a.kv_lens ? a.kv_lens[i] : 0;
     if (l.bad_seq < 0 && (q < 0 || k < 0)) {

@@ -15,9 +15,11 @@
 // k_cache, v_cache, out) of {i32 dtype, i32 rank, i64 shape[5], i64 stride[5],
 // u16 data (0 = null, else a fake address of 2 * value)}; i32 num_seqs,
 // max_blocks_per_seq; i64 block_table_stride; i32 max_seqlen_q, max_seqlen_k;
-// f32 softmax_scale; i32 window_left; f32 softcap, k_scale, v_scale; u8 pointer
-// flags (bit 0..5: cu_seqlens_q, seqused_k, block_table, alibi_slopes, qq_bias,
-// sinks non-null); i32 qq_bias_stride; f32 output_scale; u8 arch; then int32
+// f32 softmax_scale; i32 window_left; f32 softcap, k_scale, v_scale; u8 flags
+// (bit 0..5: cu_seqlens_q, seqused_k, block_table, alibi_slopes, qq_bias, sinks
+// non-null; bit 6: out takes q's shape and v_cache k_cache's; bit 7: every
+// tensor gets the contiguous strides of its shape; so that one mutation reaches
+// what would otherwise need several agreeing ones); i32 qq_bias_stride; f32 output_scale; u8 arch; then int32
 // host copies for validate_indices: cu_seqlens_q [num_seqs + 1], seqused_k
 // [num_seqs], block_table [num_seqs * block_table_stride] (missing values 0).
 #include <stddef.h>
@@ -163,6 +165,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   c.qq_bias_stride = in.get<int32_t>();
   c.output_scale = in.get<float>();
   const uint8_t arch_byte = in.get<uint8_t>();
+  if (ptrs & 64) {
+    for (int i = 0; i < 5; ++i) { c.out.shape[i] = c.q.shape[i]; c.v_cache.shape[i] = c.k_cache.shape[i]; }
+  }
+  if (ptrs & 128) {
+    for (uattn_tensor_t* t : {&c.q, &c.k_cache, &c.v_cache, &c.out}) {
+      uint64_t st = 1;  // wraps for huge shapes, as a caller's own arithmetic would
+      const int rank = t->rank < 0 ? 0 : t->rank > 5 ? 5 : t->rank;
+      for (int i = rank - 1; i >= 0; --i) {
+        t->stride[i] = (int64_t)st;
+        st *= (uint64_t)t->shape[i];
+      }
+    }
+  }
 
   // The C API and the C++ API agree.
   const uattn_status_t cs = uattn_validate(&c);

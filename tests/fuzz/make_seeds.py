@@ -81,6 +81,8 @@ VALIDATE = {
     "overflowing_shape": validate_seed(nb=2**31 - 1, bs=2**31 - 1, d=128),
     "negative_stride": validate_seed(qstride=(-1024, 128, 1)),
     "nan_scale": validate_seed(scale=float("nan")),
+    "tied_shapes_strides": validate_seed(ptrs=7 | 64 | 128),
+    "tied_fp8": validate_seed(kv=FP8, out=FP8, ks=0.5, vs=2.0, oscale=0.5, ptrs=7 | 64 | 128, hq=12, hkv=4),
 }
 
 
