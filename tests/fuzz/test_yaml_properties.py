@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from uattn_gen import cli
@@ -123,12 +123,14 @@ def test_mutated_matrices_are_valid_or_refused_by_line(source):
             path.write_text(text, encoding="utf-8", errors="surrogatepass")
             rc, stdout, err = run_cli("list", "--matrix", path)
             if rc != 0:
+                event("refused")
                 check_refusal(path, rc, err)
                 rc, _, err = run_cli("generate", "--matrix", path, "--out", out)
                 check_refusal(path, rc, err)
                 assert not out.exists(), "an output folder was written for a refused matrix"
                 return
             # A valid matrix: the loader agrees, and one of its instances generates.
+            event("valid")
             _, diags = load_matrices([str(path)])
             assert not diags, diags
             names = stdout.split()
