@@ -13,7 +13,8 @@
 //
 // Input layout (little-endian; make_seeds.py writes it): 4 tensors (q,
 // k_cache, v_cache, out) of {i32 dtype, i32 rank, i64 shape[5], i64 stride[5],
-// u16 data (0 = null, else a fake address of 2 * value)}; i32 num_seqs,
+// u16 data (0 = null, else the fake address 64 KiB * (value >> 1), plus 2 bytes
+// when value is odd: a misaligned row)}; i32 num_seqs,
 // max_blocks_per_seq; i64 block_table_stride; i32 max_seqlen_q, max_seqlen_k;
 // f32 softmax_scale; i32 window_left; f32 softcap, k_scale, v_scale; u8 flags
 // (bit 0..5: cu_seqlens_q, seqused_k, block_table, alibi_slopes, qq_bias, sinks
@@ -52,8 +53,8 @@ void read_tensor(uattn_fuzz::Reader& in, uattn_tensor_t* t) {
   t->rank = in.get<int32_t>();
   for (int i = 0; i < 5; ++i) t->shape[i] = in.get<int64_t>();
   for (int i = 0; i < 5; ++i) t->stride[i] = in.get<int64_t>();
-  const uint16_t d = in.get<uint16_t>();
-  t->data = d ? reinterpret_cast<const void*>((uintptr_t)d * 2) : nullptr;
+  const uint16_t d = in.get<uint16_t>();  // 0: null; else 64 KiB * (d >> 1), 2 bytes further when d is odd
+  t->data = d ? reinterpret_cast<const void*>(((uintptr_t)(d >> 1) << 16) + (d & 1) * 2) : nullptr;
 }
 
 // The arguments a message may name (uattn.h / validate.hpp field names).
@@ -211,6 +212,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Status s = validate(a);
   g_case = "status " + std::to_string(s.code) + ": " + s.message;
   if ((int)cs != s.code || cmsg != s.message) fail("the C and C++ APIs disagree");
+  static const bool verbose = std::getenv("UATTN_FUZZ_VERBOSE") != nullptr;  // replaying a file: say what it is
+  if (verbose) std::fprintf(stderr, "fuzz_validate: %s\n", g_case.c_str());
   if (!s.ok()) {
     if (s.code != kInvalidArgument) fail("a refusal that is not kInvalidArgument");
     if (!names_an_argument(s.message)) fail("the message names no argument");

@@ -43,7 +43,12 @@ SELECT = {
 
 
 # ---- fuzz_validate: uattn_args_t + host index arrays -------------------------------------
-def tensor(dtype, shape, stride=None, data=0x1000):
+# Fake device addresses (fuzz_validate: 64 KiB * (value >> 1), + 2 bytes when odd): q at
+# 1 MiB, out at 4 MiB, k_cache at 16 MiB, v_cache at 64 MiB, apart for the seeds' sizes.
+Q_AT, OUT_AT, K_AT, V_AT = 2 * 16, 2 * 64, 2 * 256, 2 * 1024
+
+
+def tensor(dtype, shape, stride=None, data=Q_AT):
     rank = len(shape)
     if stride is None:
         stride, acc = [], 1
@@ -57,10 +62,11 @@ def tensor(dtype, shape, stride=None, data=0x1000):
 
 def validate_seed(q=F16, kv=F16, out=None, t=6, hq=8, hkv=2, d=128, nb=64, bs=16, seqs=2, mbps=8, bts=8, msq=5,
                   msk=100, scale=0.088, win=-1, softcap=0.0, ks=1.0, vs=1.0, ptrs=7, qqs=0, oscale=1.0, arch=0,
-                  cu=(0, 1, 6), su=(37, 100), bt=None, qstride=None, data=0x1000):
+                  cu=(0, 1, 6), su=(37, 100), bt=None, qstride=None, data=Q_AT):
     out = q if out is None else out
-    b = tensor(q, (t, hq, d), qstride, data) + tensor(kv, (nb, bs, hkv, d)) + tensor(kv, (nb, bs, hkv, d))
-    b += tensor(out, (t, hq, d), qstride, data + 0x8000)
+    b = tensor(q, (t, hq, d), qstride, data) + tensor(kv, (nb, bs, hkv, d), data=K_AT)
+    b += tensor(kv, (nb, bs, hkv, d), data=V_AT)
+    b += tensor(out, (t, hq, d), qstride, OUT_AT + data % 2 if data else 0)
     b += struct.pack("<iiqiififf" "f" "BifB", seqs, mbps, bts, msq, msk, scale, win, softcap, ks, vs, ptrs, qqs,
                      oscale, arch)
     if bt is None:
@@ -75,7 +81,7 @@ VALIDATE = {
     "fp8_out": validate_seed(out=FP8, oscale=2.0, q=BF16, kv=BF16),
     "all_features": validate_seed(win=31, softcap=30.0, ptrs=63, qqs=5, arch=0x31),
     "empty_batch": validate_seed(t=0, seqs=0, ptrs=0, cu=(0,), su=(), bt=[], msq=0, msk=0, data=0),
-    "padded_strides": validate_seed(qstride=(8 * 136, 136, 1), data=0x1001),
+    "padded_strides": validate_seed(qstride=(8 * 136, 136, 1), data=Q_AT + 1),
     "bad_index_arrays": validate_seed(cu=(0, 4, 3), su=(2, 999), bt=[-1] * 16),
     "block_id_out_of_range": validate_seed(bt=[64] * 16),
     "overflowing_shape": validate_seed(nb=2**31 - 1, bs=2**31 - 1, d=128),
