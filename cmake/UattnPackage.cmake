@@ -79,20 +79,25 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_UATTN_PACKAGE_NAME uattn)
 set(CPACK_DEBIAN_UATTN_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_UATTN_PACKAGE_SHLIBDEPS ON)      # libamdhip64, libstdc++, libc: from dpkg-shlibdeps
-set(CPACK_DEBIAN_UATTN_PACKAGE_GENERATE_SHLIBS ON)
-set(CPACK_DEBIAN_UATTN_PACKAGE_GENERATE_SHLIBS_POLICY "=")
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)      # the shlibs control file: libuattn 0 uattn (= <version>)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY "=")
+# ldconfig through dpkg's trigger, not from maintainer scripts (Debian policy 8.1.1); the
+# postinst/postrm given here replace the ldconfig calls CPack would write and do nothing.
+set(CPACK_DEBIAN_UATTN_PACKAGE_CONTROL_EXTRA "${CMAKE_CURRENT_SOURCE_DIR}/cmake/package/triggers"
+    "${CMAKE_CURRENT_SOURCE_DIR}/cmake/package/postinst" "${CMAKE_CURRENT_SOURCE_DIR}/cmake/package/postrm")
+set(CPACK_STRIP_FILES ON)                         # debug information stays in the build tree
 set(CPACK_DEBIAN_UATTN_PACKAGE_DEPENDS "python3")  # uattn-inspect
 set(CPACK_COMPONENT_UATTN_DESCRIPTION
 "paged unified-attention kernels for AMD GPUs (common files)
- uattn is an ahead-of-time generated library of paged unified-attention
- kernels (paged KV cache, packed variable-length queries, GQA, causal,
- sliding window, softcap, sinks, ALiBi, fp8 KV) for AMD GPUs.
- .
- This package holds the C++ and C headers, the HIP runtime libuattn, the
- static lookup-table library libuattn_table (no GPU dependency), the
- argument-validation library, the uattn-explain and uattn-inspect tools and
- the CMake package (find_package(uattn)). The code objects come in one
- package per GPU architecture (uattn-<arch>).")
+uattn is an ahead-of-time generated library of paged unified-attention
+kernels (paged KV cache, packed variable-length queries, GQA, causal,
+sliding window, softcap, sinks, ALiBi, fp8 KV) for AMD GPUs.
+
+This package holds the C++ and C headers, the HIP runtime libuattn, the
+static lookup-table library libuattn_table (no GPU dependency), the
+argument-validation library, the uattn-explain and uattn-inspect tools and
+the CMake package (find_package(uattn)). The code objects come in one
+package per GPU architecture (uattn-<arch>).")
 set(_archs_or "")
 foreach(_arch IN LISTS GPU_TARGETS)
   string(TOUPPER "${_arch}" _A)
@@ -101,11 +106,11 @@ foreach(_arch IN LISTS GPU_TARGETS)
   set(CPACK_DEBIAN_${_A}_PACKAGE_DEPENDS "uattn (= ${_deb_version})")
   set(CPACK_COMPONENT_${_A}_DESCRIPTION
 "uattn code objects for AMD ${_arch} GPUs
- uattn is an ahead-of-time generated library of paged unified-attention
- kernels for AMD GPUs.
- .
- This package holds the ${_arch} code objects of every uattn instance, as one
- compressed offload bundle that libuattn loads on ${_arch} devices.")
+uattn is an ahead-of-time generated library of paged unified-attention
+kernels for AMD GPUs.
+
+This package holds the ${_arch} code objects of every uattn instance, as one
+compressed offload bundle that libuattn loads on ${_arch} devices.")
   list(APPEND _archs_or "uattn-${_arch}")
 endforeach()
 list(JOIN _archs_or " | " _archs_or)
