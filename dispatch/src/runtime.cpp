@@ -93,11 +93,15 @@ void read_sidecar(Source* src) {
 }
 
 // The architectures a source serves: the entries of an uncompressed bundle;
-// for a compressed one its sidecar's "archs" line, else the table's.
+// for a compressed one its sidecar's "archs" line, else <arch> for a file named
+// uattn_kernels-<arch>.hipfb, else the table's.
 std::vector<std::string> served_archs(Source* src) {
   if (!src->info.compressed) return src->info.archs;
   read_sidecar(src);
   if (!src->sidecar_archs.empty()) return src->sidecar_archs;
+  const std::string file = src->path.substr(src->path.rfind('/') + 1);
+  for (const std::string& a : table_archs())
+    if (file == arch_bundle_file_name(a)) return {a};
   return table_archs();
 }
 
@@ -111,8 +115,10 @@ std::string archs_of(Source* src) {
   std::string s = join(served_archs(src));
   if (src->info.compressed) {
     read_sidecar(src);
-    s += src->sidecar_archs.empty() ? " (per the lookup table built with it; the bundle is compressed)"
-                                    : " (per its stamp file; the bundle is compressed)";
+    const std::string file = src->path.substr(src->path.rfind('/') + 1);
+    s += !src->sidecar_archs.empty()               ? " (per its stamp file; the bundle is compressed)"
+         : file.rfind("uattn_kernels-", 0) == 0 ? " (per its file name; the bundle is compressed)"
+                                                 : " (per the lookup table built with it; the bundle is compressed)";
   }
   return s;
 }

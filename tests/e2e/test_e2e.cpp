@@ -524,6 +524,27 @@ TEST(E2EPackages, EachArchitectureComesFromItsOwnFolder) {
   ASSERT_EQ(hipSetDevice(0), hipSuccess);
 }
 
+// Without stamp files, a compressed uattn_kernels-<arch>.hipfb serves <arch> only (its
+// name says so): the gfx1030 device is not handed the gfx950 bundle found first.
+TEST(E2EPackages, PerArchitectureBundlesWithoutStampFilesInOneFolder) {
+  const std::string a = scratch_dir("nostamp");
+  for (const char* arch : {"gfx950", "gfx1030"}) {
+    install_arch_bundle(a, arch);
+    std::remove((a + "/" + arch_bundle_file_name(arch) + ".stamp").c_str());
+  }
+  EnvVar env(kLibraryPathEnv, a);
+  std::unique_ptr<Runtime> rt;
+  ASSERT_TRUE(Runtime::create(&rt).ok());
+  for (Arch arch : {Arch::gfx950, Arch::gfx1030}) {
+    SCOPED_TRACE(to_string(arch));
+    ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
+    auto prob = ut::make_problem(mixed(76), exec::guarded_allocator());
+    const RunOutcome r = e2e::run_on_device(rt.get(), *prob, RunSpec{});
+    EXPECT_TRUE(r.ok) << r.error;
+  }
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+}
+
 TEST(E2EPackages, MissingArchitecturePackageNamesTargetPathsAndPackage) {
   const std::string a = scratch_dir("only950"), empty = scratch_dir("empty");
   install_arch_bundle(a, "gfx950");
