@@ -12,6 +12,7 @@
 #       version.
 # The .deb files install under UATTN_PACKAGE_PREFIX (/usr); the tarballs hold a
 # relocatable tree (bin/, include/, lib/, share/) to unpack into any one prefix.
+set(UATTN_PACKAGE_PREFIX "/usr" CACHE PATH "Install prefix of the .deb/.tar.gz packages (CPack)")
 set(UATTN_PACKAGE_MAINTAINER "uattn developers <uattn@lists.example.org>" CACHE STRING
     "Maintainer field of the Debian packages (\"Name <address>\")")
 set(UATTN_PACKAGE_RELEASE 1 CACHE STRING "Debian revision of the packages (the part after the version's '-')")
