@@ -62,7 +62,6 @@ set(CPACK_PACKAGE_NAME uattn)
 set(CPACK_PACKAGE_VENDOR "uattn")
 set(CPACK_PACKAGE_CONTACT "${UATTN_PACKAGE_MAINTAINER}")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "paged unified-attention kernels for AMD GPUs")
 set(CPACK_GENERATOR "DEB;TGZ")
 set(CPACK_COMPONENTS_ALL ${_pkgs})
 list(TRANSFORM CPACK_COMPONENTS_ALL REPLACE "^uattn-" "")
@@ -88,7 +87,8 @@ set(CPACK_DEBIAN_UATTN_PACKAGE_CONTROL_EXTRA "${CMAKE_CURRENT_SOURCE_DIR}/cmake/
     "${CMAKE_CURRENT_SOURCE_DIR}/cmake/package/postinst" "${CMAKE_CURRENT_SOURCE_DIR}/cmake/package/postrm")
 set(CPACK_STRIP_FILES ON)                         # debug information stays in the build tree
 set(CPACK_DEBIAN_UATTN_PACKAGE_DEPENDS "python3")  # uattn-inspect
-set(CPACK_COMPONENT_UATTN_DESCRIPTION
+# First line: the synopsis; the rest: the extended description (Debian policy 3.4).
+set(CPACK_DEBIAN_UATTN_DESCRIPTION
 "paged unified-attention kernels for AMD GPUs (common files)
 uattn is an ahead-of-time generated library of paged unified-attention
 kernels (paged KV cache, packed variable-length queries, GQA, causal,
@@ -105,7 +105,7 @@ foreach(_arch IN LISTS GPU_TARGETS)
   set(CPACK_DEBIAN_${_A}_PACKAGE_NAME uattn-${_arch})
   set(CPACK_DEBIAN_${_A}_PACKAGE_SECTION libs)
   set(CPACK_DEBIAN_${_A}_PACKAGE_DEPENDS "uattn (= ${_deb_version})")
-  set(CPACK_COMPONENT_${_A}_DESCRIPTION
+  set(CPACK_DEBIAN_${_A}_DESCRIPTION
 "uattn code objects for AMD ${_arch} GPUs
 uattn is an ahead-of-time generated library of paged unified-attention
 kernels for AMD GPUs.
