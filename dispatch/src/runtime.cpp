@@ -10,8 +10,10 @@
 
 #include <hip/hip_runtime_api.h>
 
+#include <errno.h>
+
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -20,6 +22,9 @@
 namespace uattn {
 
 static_assert(sizeof(AttnParams) % 8 == 0, "AttnParams is passed as one kernel-argument buffer");
+
+// A bundle's stamp file: "" and *text, else why it cannot be read (runtime_bundle.cpp).
+std::string read_stamp_file(const std::string& path, std::string* text);
 
 namespace {
 
@@ -69,20 +74,24 @@ void read_sidecar(Source* src) {
   src->stamp_read = true;
   if (src->path == "<memory>") return;
   const std::string side = src->path + ".stamp";
-  std::ifstream f(side);
-  if (!f) return;  // no sidecar: checked from the code object when uncompressed
-  std::stringstream text;
-  text << f.rdbuf();
+  std::string text;
+  const std::string unreadable = read_stamp_file(side, &text);
+  if (unreadable == std::strerror(ENOENT)) return;  // no sidecar: checked from the code object when uncompressed
   src->has_sidecar = true;
+  if (!unreadable.empty()) {
+    src->stamp_status = Status{kBundle, "uattn: cannot read the stamp file " + side + " of the kernel bundle (" +
+                                            unreadable + ")"};
+    return;
+  }
   std::string why;
-  if (!parse_stamp(text.str(), &src->stamp, &why)) {
+  if (!parse_stamp(text, &src->stamp, &why)) {
     src->stamp_status = Status{kBundle, "uattn: the stamp file " + side + " of the kernel bundle is malformed: " + why +
                                             "; expected the lines written by the uattn build (docs/packaging.md)"};
     return;
   }
   src->has_stamp = true;
   src->stamp_origin = side;
-  std::istringstream in(text.str());
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line))
     if (line.rfind("archs ", 0) == 0) {

@@ -411,6 +411,18 @@ Status read_bundle(const std::string& explicit_path, std::vector<uint8_t>* bytes
   return Status{kBundle, m.str()};
 }
 
+// A bundle's stamp file (runtime.cpp): "" and *text on success, else why not
+// ("No such file or directory" when absent). Same rules as the bundle itself:
+// regular files only, never blocking on a FIFO; at most 64 KiB.
+std::string read_stamp_file(const std::string& path, std::string* text) {
+  std::vector<uint8_t> data;
+  const std::string why = read_file(path, &data);
+  if (!why.empty()) return why;
+  if (data.size() > (64u << 10)) return "is " + std::to_string(data.size()) + " bytes; expected at most 65536";
+  text->assign(data.begin(), data.end());
+  return "";
+}
+
 Status read_code_object_stamp(const uint8_t* p, uint64_t size, std::string* text) {
   text->clear();
   const Status ok = check_code_object(p, size, "the code object");

@@ -8,6 +8,7 @@
 // Process-wide devices: 0 = gfx950:sramecc+:xnack- (256 CUs), 1 = gfx1030 (72 CUs).
 #include <gtest/gtest.h>
 #include <hip/hip_runtime_api.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -627,6 +628,28 @@ TEST(E2EPackages, MalformedStampFileIsRefused) {
   const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
   EXPECT_EQ(s.code, kBundle) << s.message;
   EXPECT_NE(s.message.find("no 'generator_version ...' line"), std::string::npos) << s.message;
+}
+
+// A stamp file that is not a regular file is refused without reading from it
+// (a FIFO would block a plain read forever).
+TEST(E2EPackages, StampFileThatIsAFifoIsRefused) {
+  const std::string a = scratch_dir("fifo");
+  install_arch_bundle(a, "gfx950");
+  const std::string side = a + "/uattn_kernels-gfx950.hipfb.stamp";
+  std::remove(side.c_str());
+  ASSERT_EQ(mkfifo(side.c_str(), 0600), 0);
+  EnvVar env(kLibraryPathEnv, a);
+  std::unique_ptr<Runtime> rt;
+  ASSERT_TRUE(Runtime::create(&rt).ok());
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  auto prob = ut::make_problem(mixed(77), exec::guarded_allocator());
+  e2e::DeviceProblem dp(*prob);
+  SelectOptions two_d;
+  two_d.path = ForcePath::k2D;
+  const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
+  EXPECT_EQ(s.code, kBundle) << s.message;
+  EXPECT_NE(s.message.find(side + " of the kernel bundle (is a FIFO; expected a regular file)"), std::string::npos)
+      << s.message;
 }
 
 // An uncompressed bundle has no sidecar here (a buffer): the code object's own
