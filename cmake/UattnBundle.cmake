@@ -1,9 +1,12 @@
 # Device build: each instance is one translation unit compiled for its
 # architecture to a relocatable AMDGPU object (HIP -> LLVM bitcode -> object,
 # no link-time optimisation, so compiles stay independent and parallel); lld
-# links the objects of one architecture into one code object; the offload
-# bundler packs the code objects into one (compressed) fat bundle:
-#   ${CMAKE_BINARY_DIR}/uattn_kernels.hipfb
+# links the objects of one architecture into one code object and llvm-objcopy
+# adds the build stamp to it (section ".uattn.stamp", cmake/UattnStamp.cmake);
+# the offload bundler packs the code objects into compressed bundles:
+#   ${CMAKE_BINARY_DIR}/uattn_kernels.hipfb          every architecture (the build tree's)
+#   ${CMAKE_BINARY_DIR}/uattn_kernels-<arch>.hipfb   one architecture (what its package installs)
+# each with its stamp beside it in "<bundle>.stamp" (the stamp lines + "archs ...").
 # A compiler launcher (ccache, distcc) set in CMAKE_HIP_COMPILER_LAUNCHER or
 # CMAKE_CXX_COMPILER_LAUNCHER prefixes every device compile.
 set(UATTN_DEVICE_FLAGS -O3 -std=c++17 -nogpuinc -nogpulib -fgpu-rdc -Wall -Werror=switch)
@@ -13,6 +16,7 @@ if(NOT _launcher)
 endif()
 set(_tpl "${CMAKE_CURRENT_SOURCE_DIR}/templates")
 set(UATTN_CODE_OBJECTS "")
+set(UATTN_ARCH_BUNDLES "")
 # Device-only HIP compiles emit no depfile; every instance depends on the templates.
 file(GLOB_RECURSE _tpl_headers CONFIGURE_DEPENDS "${_tpl}/*.hpp")
 set(_bundle_targets host-x86_64-unknown-linux-gnu)
@@ -39,19 +43,35 @@ foreach(_arch IN LISTS GPU_TARGETS)
   add_custom_command(
     OUTPUT "${_co}"
     COMMAND "${UATTN_LLD}" -shared -o "${_co}" ${_objs}
-    DEPENDS ${_objs}
+    COMMAND "${UATTN_OBJCOPY}" "--add-section=.uattn.stamp=${UATTN_STAMP_FILE}" "${_co}"
+    DEPENDS ${_objs} "${UATTN_STAMP_FILE}"
     COMMENT "uattn: linking the ${_arch} code object"
     VERBATIM)
   list(APPEND UATTN_CODE_OBJECTS "${_co}")
+  set(_one "${CMAKE_BINARY_DIR}/uattn_kernels-${_arch}.hipfb")
+  add_custom_command(
+    OUTPUT "${_one}" "${_one}.stamp"
+    COMMAND "${UATTN_BUNDLER}" -type=o "-targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--${_target}"
+            -input=/dev/null "-input=${_co}" "-output=${_one}" --compress
+    COMMAND "${CMAKE_COMMAND}" "-DIN=${UATTN_STAMP_FILE}" "-DOUT=${_one}.stamp" "-DARCHS=${_arch}"
+            -P "${CMAKE_CURRENT_LIST_DIR}/UattnStampSidecar.cmake"
+    DEPENDS "${_co}" "${UATTN_STAMP_FILE}"
+    COMMENT "uattn: packing the ${_arch} bundle"
+    VERBATIM)
+  list(APPEND UATTN_ARCH_BUNDLES "${_one}")
+  set(UATTN_ARCH_BUNDLE_${_arch} "${_one}")
   string(APPEND _bundle_targets ",hipv4-amdgcn-amd-amdhsa--${_target}")
   list(APPEND _bundle_inputs "-input=${_co}")
 endforeach()
 set(UATTN_BUNDLE "${CMAKE_BINARY_DIR}/uattn_kernels.hipfb")
+string(REPLACE ";" "," _all_archs "${GPU_TARGETS}")
 add_custom_command(
-  OUTPUT "${UATTN_BUNDLE}"
+  OUTPUT "${UATTN_BUNDLE}" "${UATTN_BUNDLE}.stamp"
   COMMAND "${UATTN_BUNDLER}" -type=o "-targets=${_bundle_targets}" ${_bundle_inputs}
           "-output=${UATTN_BUNDLE}" --compress
+  COMMAND "${CMAKE_COMMAND}" "-DIN=${UATTN_STAMP_FILE}" "-DOUT=${UATTN_BUNDLE}.stamp" "-DARCHS=${_all_archs}"
+          -P "${CMAKE_CURRENT_LIST_DIR}/UattnStampSidecar.cmake"
   DEPENDS ${UATTN_CODE_OBJECTS}
   COMMENT "uattn: packing the offload bundle"
   VERBATIM)
-add_custom_target(uattn_bundle ALL DEPENDS "${UATTN_BUNDLE}")
+add_custom_target(uattn_bundle ALL DEPENDS "${UATTN_BUNDLE}" ${UATTN_ARCH_BUNDLES})

@@ -20,9 +20,9 @@ endif()
 foreach(_arch IN LISTS GPU_TARGETS)
   list(APPEND _gen_args --arch "${_arch}")
 endforeach()
-if(UATTN_FILTER)
-  list(APPEND _gen_args --filter "${UATTN_FILTER}")
-endif()
+foreach(_f IN LISTS UATTN_FILTER)   # several globs: an instance matching any is built
+  list(APPEND _gen_args --filter "${_f}")
+endforeach()
 execute_process(
   COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/generator"
           "${Python3_EXECUTABLE}" -m uattn_gen ${_gen_args}

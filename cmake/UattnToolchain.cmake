@@ -19,6 +19,8 @@ string(REGEX MATCH "-[0-9]+$" _sfx "${CMAKE_HIP_COMPILER}")
 find_program(UATTN_CLANG NAMES clang${_sfx} clang HINTS "${_hipdir}" REQUIRED)
 find_program(UATTN_LLD NAMES ld.lld${_sfx} ld.lld HINTS "${_hipdir}" REQUIRED)
 find_program(UATTN_BUNDLER NAMES clang-offload-bundler${_sfx} clang-offload-bundler HINTS "${_hipdir}" REQUIRED)
+# Adds the build stamp section to each code object (cmake/UattnStamp.cmake).
+find_program(UATTN_OBJCOPY NAMES llvm-objcopy${_sfx} llvm-objcopy HINTS "${_hipdir}" REQUIRED)
 find_program(UATTN_READELF NAMES llvm-readelf${_sfx} llvm-readelf HINTS "${_hipdir}" REQUIRED)
 # Static cost of a kernel's loops (tools/uattn-inspect): disassembler and LLVM's scheduling model.
 find_program(UATTN_OBJDUMP NAMES llvm-objdump${_sfx} llvm-objdump HINTS "${_hipdir}" REQUIRED)

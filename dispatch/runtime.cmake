@@ -45,6 +45,15 @@ target_compile_definitions(uattn PRIVATE __HIP_PLATFORM_AMD__)
 if(DEFINED UATTN_BUNDLE)
   target_compile_definitions(uattn PRIVATE "UATTN_BUILD_BUNDLE_PATH=\"${UATTN_BUNDLE}\"")
 endif()
+# The folder the per-architecture packages install their bundles into (cmake/UattnPackage.cmake).
+include(GNUInstallDirs)
+set(UATTN_PACKAGE_PREFIX "/usr" CACHE PATH "Install prefix of the .deb/.tar.gz packages (CPack)")
+set(UATTN_PACKAGE_BUNDLE_DIR "${UATTN_PACKAGE_PREFIX}/${CMAKE_INSTALL_LIBDIR}/uattn")
+target_compile_definitions(uattn PRIVATE "UATTN_PACKAGE_BUNDLE_DIR=\"${UATTN_PACKAGE_BUNDLE_DIR}\""
+  "UATTN_STAMP_UATTN_VERSION=\"${PROJECT_VERSION}\"" "UATTN_STAMP_GENERATOR_VERSION=\"${UATTN_GENERATOR_VERSION}\""
+  "UATTN_STAMP_MATRIX_HASH=\"${UATTN_MATRIX_HASH}\"")
+# Debian shared-library naming: libuattn.so.0 (SONAME) -> libuattn.so.0.1.0.
+set_target_properties(uattn PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
 target_link_libraries(uattn PUBLIC uattn_table uattn_validate PRIVATE "${UATTN_AMDHIP64_LIBRARY}" ${CMAKE_DL_LIBS})
 
 # Installed with the other targets by cmake/UattnInstall.cmake.

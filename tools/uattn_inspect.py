@@ -700,6 +700,62 @@ def summary_table(rows, out=sys.stdout):
               f"{tl.get('row_keys_per_cycle', '-')} |", file=out)
 
 
+# ---------------------------------------------------------------- build stamps (docs/packaging.md)
+
+def elf_section(data: bytes, name: str):
+    """The bytes of ELF64 little-endian section `name`, or None (System V gABI section headers)."""
+    import struct
+    if len(data) < 64 or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        return None
+    shoff, = struct.unpack_from("<Q", data, 40)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 58)
+    if shnum == 0 or shstrndx >= shnum or shoff + shnum * shentsize > len(data):
+        return None
+    def header(i):
+        return struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)  # name, type, flags, addr, offset, size
+    _, _, _, _, str_off, str_size = header(shstrndx)
+    for i in range(shnum):
+        nm, typ, _, _, off, size = header(i)
+        end = data.find(b"\0", str_off + nm, str_off + str_size)
+        if end >= 0 and data[str_off + nm:end].decode("ascii", "replace") == name and typ != 8:
+            return data[off:off + size]
+    return None
+
+
+def stamp_of(path: str):
+    """(stamp text, where it came from) of a code object (its .uattn.stamp section) or a bundle (its
+    "<bundle>.stamp" sidecar); (None, why) when it has none."""
+    if os.path.exists(path + ".stamp"):
+        with open(path + ".stamp", encoding="utf-8") as f:
+            return f.read(), path + ".stamp"
+    with open(path, "rb") as f:
+        data = f.read()
+    sec = elf_section(data, ".uattn.stamp")
+    if sec is not None:
+        return sec.decode("utf-8", "replace"), "section .uattn.stamp"
+    return None, "no .uattn.stamp section" if data[:4] == b"\x7fELF" else f"no {os.path.basename(path)}.stamp beside it"
+
+
+def print_stamps(inputs) -> int:
+    status = 0
+    for path in inputs:
+        try:
+            text, where = stamp_of(path)
+        except OSError as e:
+            print(f"{path}: cannot read: {e.strerror}", file=sys.stderr)
+            status = 1
+            continue
+        if text is None:
+            print(f"{path}: no build stamp ({where})")
+            status = 1
+            continue
+        fields = dict(line.split(" ", 1) for line in text.splitlines() if " " in line)
+        print(f"{path} ({where}): uattn {fields.get('uattn_version', '?')}, uattn_gen "
+              f"{fields.get('generator_version', '?')}, matrix {fields.get('matrix_hash', '?')}"
+              + (f", archs {fields['archs']}" if "archs" in fields else ""))
+    return status
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         prog="uattn-inspect", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -723,11 +779,15 @@ def main(argv=None):
                     help="llvm-mca result cache folder, keyed by a hash of the loop text ('' disables)")
     ap.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
     ap.add_argument("--check", metavar="BUDGETS", help="apply a budgets YAML file; exit 1 naming every breach")
+    ap.add_argument("--stamp", action="store_true",
+                    help="print each input's build stamp (uattn and generator versions, matrix hash) and exit")
     ap.add_argument("--readelf")
     ap.add_argument("--objdump")
     ap.add_argument("--mca")
     ap.add_argument("--bundler")
     a = ap.parse_args(argv)
+    if a.stamp:
+        return print_stamps(a.inputs)
     bad = [g for g in a.filter or [] if not is_valid_glob(g)]
     if bad:
         ap.error(f"--filter {bad[0]}: not an instance-name glob (letters, digits, _, *, ?)")

@@ -148,6 +148,11 @@ void uattn_runtime_destroy(uattn_runtime_t* rt) { delete rt; }
 
 const char* uattn_last_error_message(void) { return g_last_error.c_str(); }
 
+const char* uattn_version_stamp(void) {
+  static const std::string s = uattn::to_string(uattn::library_stamp());
+  return s.c_str();
+}
+
 uattn_status_t uattn_validate(const uattn_args_t* args) {
   if (!args) return null_arg("uattn_validate", "args");
   return guarded([&] { return finish(uattn::validate(to_cpp(*args))); });

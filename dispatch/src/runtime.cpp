@@ -3,9 +3,17 @@
 // Status naming the call and the error (hipGetErrorName: hipGetErrorString).
 #include "uattn/runtime.hpp"
 
+// The stamp compiled into libuattn (dispatch/runtime.cmake, from cmake/UattnStamp.cmake).
+#if !defined(UATTN_STAMP_UATTN_VERSION) || !defined(UATTN_STAMP_GENERATOR_VERSION) || !defined(UATTN_STAMP_MATRIX_HASH)
+#error "UATTN_STAMP_* are defined by dispatch/runtime.cmake"
+#endif
+
 #include <hip/hip_runtime_api.h>
 
+#include <errno.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -14,6 +22,9 @@
 namespace uattn {
 
 static_assert(sizeof(AttnParams) % 8 == 0, "AttnParams is passed as one kernel-argument buffer");
+
+// A bundle's stamp file: "" and *text, else why it cannot be read (runtime_bundle.cpp).
+std::string read_stamp_file(const std::string& path, std::string* text);
 
 namespace {
 
@@ -43,6 +54,84 @@ std::vector<std::string> table_archs() {
   return out;
 }
 
+// One bundle file (or the buffer of create_from_buffer) and its stamp.
+struct Source {
+  std::string path;
+  std::vector<uint8_t> bytes;
+  BundleInfo info;
+  bool stamp_read = false;
+  Status stamp_status;       // kBundle when the sidecar is unreadable or malformed
+  bool has_stamp = false;
+  BuildStamp stamp;
+  std::string stamp_origin;  // "<bundle>.stamp" or "the code object's .uattn.stamp section"
+  std::vector<std::string> sidecar_archs;  // "archs" line of the sidecar (empty: none)
+  bool has_sidecar = false;
+};
+
+// The sidecar "<bundle>.stamp", read once.
+void read_sidecar(Source* src) {
+  if (src->stamp_read) return;
+  src->stamp_read = true;
+  if (src->path == "<memory>") return;
+  const std::string side = src->path + ".stamp";
+  std::string text;
+  const std::string unreadable = read_stamp_file(side, &text);
+  if (unreadable == std::strerror(ENOENT)) return;  // no sidecar: checked from the code object when uncompressed
+  src->has_sidecar = true;
+  if (!unreadable.empty()) {
+    src->stamp_status = Status{kBundle, "uattn: cannot read the stamp file " + side + " of the kernel bundle (" +
+                                            unreadable + ")"};
+    return;
+  }
+  std::string why;
+  if (!parse_stamp(text, &src->stamp, &why)) {
+    src->stamp_status = Status{kBundle, "uattn: the stamp file " + side + " of the kernel bundle is malformed: " + why +
+                                            "; expected the lines written by the uattn build (docs/packaging.md)"};
+    return;
+  }
+  src->has_stamp = true;
+  src->stamp_origin = side;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("archs ", 0) == 0) {
+      std::istringstream w(line.substr(6));
+      std::string a;
+      while (w >> a) src->sidecar_archs.push_back(a);
+    }
+}
+
+// The architectures a source serves: the entries of an uncompressed bundle;
+// for a compressed one its sidecar's "archs" line, else <arch> for a file named
+// uattn_kernels-<arch>.hipfb, else the table's.
+std::vector<std::string> served_archs(Source* src) {
+  if (!src->info.compressed) return src->info.archs;
+  read_sidecar(src);
+  if (!src->sidecar_archs.empty()) return src->sidecar_archs;
+  const std::string file = src->path.substr(src->path.rfind('/') + 1);
+  for (const std::string& a : table_archs())
+    if (file == arch_bundle_file_name(a)) return {a};
+  return table_archs();
+}
+
+bool serves(Source* src, const std::string& processor) {
+  for (const std::string& a : served_archs(src))
+    if (a == processor) return true;
+  return false;
+}
+
+std::string archs_of(Source* src) {
+  std::string s = join(served_archs(src));
+  if (src->info.compressed) {
+    read_sidecar(src);
+    const std::string file = src->path.substr(src->path.rfind('/') + 1);
+    s += !src->sidecar_archs.empty()               ? " (per its stamp file; the bundle is compressed)"
+         : file.rfind("uattn_kernels-", 0) == 0 ? " (per its file name; the bundle is compressed)"
+                                                 : " (per the lookup table built with it; the bundle is compressed)";
+  }
+  return s;
+}
+
 struct DeviceState {
   bool probed = false;
   Status probe;             // result of the first probe (kept: the device does not change)
@@ -50,6 +139,7 @@ struct DeviceState {
   std::string gcn_arch;     // hipDeviceProp_t::gcnArchName, e.g. "gfx950:sramecc+:xnack-"
   Arch arch = kArchs[0];
   int cus = 0;
+  Source* src = nullptr;    // the bundle serving this device
   bool load_tried = false;
   Status load;              // result of hipModuleLoadData
   hipModule_t module = nullptr;
@@ -60,9 +150,9 @@ struct DeviceState {
 }  // namespace
 
 struct Runtime::Impl {
-  std::vector<uint8_t> bundle;
-  std::string path;
-  BundleInfo info;
+  Source primary;               // the bundle create() read (or the buffer)
+  bool search = false;          // create() without a path: other architectures may come from other files
+  std::map<std::string, std::unique_ptr<Source>> others;  // by path, read on demand
   std::mutex mu;
   std::map<int, DeviceState> devices;
 
@@ -71,9 +161,62 @@ struct Runtime::Impl {
       if (d.second.module) (void)hipModuleUnload(d.second.module);
   }
 
-  std::string bundle_archs() const {
-    if (!info.compressed) return join(info.archs);
-    return join(table_archs()) + " (per the lookup table built with it; the bundle is compressed)";
+  // The bundle serving `gcn_arch`: the primary when it does (always, when the
+  // path was explicit or a buffer), else the first file of the arch's search
+  // order that does. Called with mu held.
+  Status source_for(const std::string& dev_desc, const std::string& gcn_arch, Source** out) {
+    const std::string processor = gcn_arch.substr(0, gcn_arch.find(':'));
+    std::string why_not;
+    auto ok_for = [&](Source* src) {
+      if (!serves(src, processor)) return false;
+      return src->info.compressed || pick_code_object(src->info, gcn_arch, &why_not) != nullptr;
+    };
+    if (ok_for(&primary) || !search) {
+      *out = &primary;
+      if (ok_for(&primary)) return Status::Ok();
+      std::ostringstream m;
+      m << "uattn: " << dev_desc << " is " << gcn_arch << ", which the kernel bundle does not serve: " << primary.path
+        << " has code objects for " << archs_of(&primary);
+      if (!why_not.empty()) m << " (" << why_not << ")";
+      return Status{kUnsupportedArch, m.str()};
+    }
+    std::ostringstream tried;
+    for (const std::string& p : bundle_search_paths_for_arch(processor)) {
+      Source* src = nullptr;
+      if (p == primary.path) {
+        src = &primary;
+      } else {
+        auto it = others.find(p);
+        if (it == others.end()) {
+          auto fresh = std::make_unique<Source>();
+          std::string why;
+          const Status s = read_bundle_file(p, &fresh->bytes, &why);
+          if (!s.ok()) {
+            if (why.empty()) return s;  // present but not a bundle: say so rather than skip it
+            tried << "\n  " << p << " (" << why << ")";
+            continue;
+          }
+          fresh->path = p;
+          (void)parse_bundle(fresh->bytes, &fresh->info);
+          it = others.emplace(p, std::move(fresh)).first;
+        }
+        src = it->second.get();
+      }
+      why_not.clear();
+      if (ok_for(src)) {
+        *out = src;
+        return Status::Ok();
+      }
+      tried << "\n  " << p << " (has code objects for " << archs_of(src)
+            << (why_not.empty() ? "" : "; " + why_not) << ")";
+    }
+    std::ostringstream m;
+    m << "uattn: " << dev_desc << " has target id " << gcn_arch << ", and no kernel bundle found serves "
+      << processor << "; searched:" << tried.str() << "\nInstall the package " << arch_package_name(processor)
+      << " (it puts " << arch_bundle_file_name(processor) << " in "
+      << (package_bundle_dir().empty() ? std::string("<libdir>/uattn") : package_bundle_dir())
+      << "), or point $" << kLibraryPathEnv << " at a folder holding it.";
+    return Status{kUnsupportedArch, m.str()};
   }
 
   // The current device, probed once. Called with mu held.
@@ -104,56 +247,90 @@ struct Runtime::Impl {
     d.gcn_arch = prop.gcnArchName;
     d.cus = prop.multiProcessorCount;
     const std::string processor = d.gcn_arch.substr(0, d.gcn_arch.find(':'));
-    std::string why_not;
-    const bool in_bundle = info.compressed || pick_code_object(info, d.gcn_arch, &why_not) != nullptr;
-    bool in_table = false;
+    const std::string desc = "device " + std::to_string(dev) + " (" + d.name + ")";
     Arch arch = kArchs[0];
-    if (arch_from_name(processor, &arch))
+    bool in_table = false;
+    const bool known = arch_from_name(processor, &arch);
+    if (known)
       for (const InstanceRow& r : all_rows()) in_table = in_table || r.arch == arch;
-    if (!in_bundle || !in_table) {
+    if (!in_table) {
       std::ostringstream m;
-      m << "uattn: device " << dev << " (" << d.name << ") is " << d.gcn_arch
-        << ", which the kernel bundle does not serve: " << path << " has code objects for " << bundle_archs();
-      if (!in_bundle && !why_not.empty()) m << " (" << why_not << ")";
+      m << "uattn: " << desc << " is " << d.gcn_arch << ", which this build of uattn does not serve (its lookup table "
+        << "has rows for " << join(table_archs()) << ")";
       std::string all;
       for (Arch x : kArchs) all += (all.empty() ? "" : ";") + std::string(arch_record(x).name);
-      if (arch_from_name(processor, &arch))
+      if (known)
         m << "; rebuild uattn with " << to_string(arch) << " in GPU_TARGETS (-DGPU_TARGETS=\"" << all << "\")";
       else
         m << "; uattn serves " << arch_list() << " only";
       return d.probe = Status{kUnsupportedArch, m.str()};
     }
+    const Status s = source_for(desc, d.gcn_arch, &d.src);
+    if (!s.ok()) return d.probe = s;
     d.arch = arch;
     return d.probe = Status::Ok();
+  }
+
+  // The bundle's stamp against the table's, before anything of it is loaded.
+  Status check_stamp(Source& src, const std::string& arch_entry_image_stamp) {
+    read_sidecar(&src);
+    if (!src.stamp_status.ok()) return src.stamp_status;
+    BuildStamp st;
+    std::string origin;
+    if (src.has_stamp) {
+      st = src.stamp;
+      origin = src.stamp_origin;
+    } else if (!arch_entry_image_stamp.empty()) {
+      std::string why;
+      if (!parse_stamp(arch_entry_image_stamp, &st, &why))
+        return Status{kBundle, "uattn: the .uattn.stamp section of the code object in " + src.path +
+                                   " is malformed: " + why};
+      origin = "the code object's .uattn.stamp section";
+    } else {
+      return Status::Ok();  // no stamp: built before stamps, or an in-memory compressed bundle
+    }
+    if (st == table_stamp()) return Status::Ok();
+    return Status{kBundle, "uattn: the kernel bundle " + src.path + " comes from another build than the linked " +
+                               "lookup table: bundle stamp '" + to_string(st) + "' (" + origin +
+                               "), table stamp '" + to_string(table_stamp()) +
+                               "'; install the bundle package of the same version and matrix as libuattn, or "
+                               "rebuild the table and the bundle together"};
   }
 
   // hipModuleLoadData once per device. Called with mu held, `dev` current.
   Status ensure_module(DeviceState& d, int dev) {
     if (d.load_tried) return d.load;
     d.load_tried = true;
+    Source& src = *d.src;
     // An uncompressed bundle: hand HIP the device's own code object (an ELF);
     // a compressed one: the whole bundle (the HIP runtime decompresses and picks).
     // The entry is copied out: bundle entries need not be aligned for ELF reading.
-    const void* image = bundle.data();
-    if (!info.compressed) {
+    const void* image = src.bytes.data();
+    std::string co_stamp;
+    if (!src.info.compressed) {
       std::string why;
-      const BundleEntry* en = pick_code_object(info, d.gcn_arch, &why);
-      if (!en) return d.load = Status{kUnsupportedArch, "uattn: " + path + ": " + why};
-      const Status ok = check_code_object(bundle.data() + en->offset, en->size, path + " entry '" + en->target + "'");
+      const BundleEntry* en = pick_code_object(src.info, d.gcn_arch, &why);
+      if (!en) return d.load = Status{kUnsupportedArch, "uattn: " + src.path + ": " + why};
+      const Status ok =
+          check_code_object(src.bytes.data() + en->offset, en->size, src.path + " entry '" + en->target + "'");
       if (!ok.ok()) return d.load = ok;
-      d.image.assign(bundle.begin() + (ptrdiff_t)en->offset, bundle.begin() + (ptrdiff_t)(en->offset + en->size));
+      d.image.assign(src.bytes.begin() + (ptrdiff_t)en->offset,
+                     src.bytes.begin() + (ptrdiff_t)(en->offset + en->size));
       image = d.image.data();
+      (void)read_code_object_stamp(d.image.data(), d.image.size(), &co_stamp);
     }
+    const Status st = check_stamp(src, co_stamp);
+    if (!st.ok()) return d.load = st;
     const hipError_t e = hipModuleLoadData(&d.module, image);
     if (e == hipSuccess) return d.load = Status::Ok();
     d.module = nullptr;
     const std::string where = "uattn: hipModuleLoadData on device " + std::to_string(dev) + " (" + d.name + ", " +
-                              d.gcn_arch + ") failed (" + hip_error(e) + "): the kernel bundle " + path;
+                              d.gcn_arch + ") failed (" + hip_error(e) + "): the kernel bundle " + src.path;
     if (e == hipErrorNoBinaryForGpu)
-      return d.load = Status{kUnsupportedArch, where + " has code objects for " + bundle_archs()};
+      return d.load = Status{kUnsupportedArch, where + " has code objects for " + archs_of(&src)};
     if (e == hipErrorInvalidImage || e == hipErrorInvalidKernelFile)
       return d.load = Status{kBundle, where + " holds a corrupt image (rebuild or reinstall it)"};
-    return d.load = hip_failed("hipModuleLoadData(" + path + ") on device " + std::to_string(dev), e);
+    return d.load = hip_failed("hipModuleLoadData(" + src.path + ") on device " + std::to_string(dev), e);
   }
 
   // hipModuleGetFunction once per device and table row (cached by row index:
@@ -166,7 +343,7 @@ struct Runtime::Impl {
     if (e != hipSuccess)
       return Status{e == hipErrorNotFound ? kBundle : kHip,
                     "uattn: hipModuleGetFunction(" + std::string(row->name) + ") failed (" + hip_error(e) +
-                        "): the kernel bundle " + path + " does not match the lookup table (rebuild both together)"};
+                        "): the kernel bundle " + d.src->path + " does not match the lookup table (rebuild both together)"};
     d.functions[i] = *f;
     return Status::Ok();
   }
@@ -215,23 +392,31 @@ Status Runtime::create(std::unique_ptr<Runtime>* out, const std::string& bundle_
   Status s = read_bundle(bundle_path, &bytes, &used);
   if (!s.ok()) return s;
   s = create_from_buffer(out, std::move(bytes));
-  if (s.ok()) (*out)->impl_->path = used;
+  if (s.ok()) {
+    (*out)->impl_->primary.path = used;
+    (*out)->impl_->search = bundle_path.empty();
+  }
   return s;
 }
 
 Status Runtime::create_from_buffer(std::unique_ptr<Runtime>* out, std::vector<uint8_t> bundle) {
   if (!out) return null_out("create_from_buffer", "out");
   auto impl = std::make_unique<Impl>();
-  Status s = parse_bundle(bundle, &impl->info);
+  Status s = parse_bundle(bundle, &impl->primary.info);
   if (!s.ok()) return Status{kBundle, s.message + " in the buffer given to create_from_buffer"};
-  impl->bundle = std::move(bundle);
-  impl->path = "<memory>";
+  impl->primary.bytes = std::move(bundle);
+  impl->primary.path = "<memory>";
   out->reset(new Runtime(std::move(impl)));
   return Status::Ok();
 }
 
-const std::string& Runtime::bundle_path() const { return impl_->path; }
-const BundleInfo& Runtime::bundle_info() const { return impl_->info; }
+const std::string& Runtime::bundle_path() const { return impl_->primary.path; }
+const BundleInfo& Runtime::bundle_info() const { return impl_->primary.info; }
+
+const BuildStamp& library_stamp() {
+  static const BuildStamp s{UATTN_STAMP_UATTN_VERSION, UATTN_STAMP_GENERATOR_VERSION, UATTN_STAMP_MATRIX_HASH};
+  return s;
+}
 
 Status Runtime::plan(const AttentionArgs& args, Selection* sel, const SelectOptions& opt) {
   if (!sel) return null_out("plan", "sel");
@@ -257,6 +442,25 @@ Status Runtime::plan_validated(const AttentionArgs& args, Selection* sel, const 
     return Status{sel->invalid ? kInvalidArgument : kNoInstance,
                   "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel->error};
   return Status::Ok();
+}
+
+Status Runtime::prepare(const AttentionArgs& args, const SelectOptions& opt) {
+  Status s = validate_call(args, opt);
+  if (!s.ok() || empty_call(args)) return s;
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  DeviceState* d = nullptr;
+  int dev = -1;
+  s = impl_->current_device(&d, &dev);
+  if (!s.ok()) return s;
+  const Selection sel = select(describe(args, d->arch, d->cus), opt);
+  if (!sel.ok)
+    return Status{sel.invalid ? kInvalidArgument : kNoInstance,
+                  "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel.error};
+  s = impl_->ensure_module(*d, dev);
+  hipFunction_t f = nullptr;
+  if (s.ok()) s = impl_->function(*d, sel.attention.row, &f);
+  if (s.ok() && sel.path == Path::k3D) s = impl_->function(*d, sel.reduce.row, &f);
+  return s;
 }
 
 Status Runtime::workspace_size(const AttentionArgs& args, size_t* bytes, const SelectOptions& opt) {

@@ -1,10 +1,13 @@
 // Finding, reading and inspecting the kernel bundle (no HIP dependency).
 //
-// Search order (Runtime::create): explicit path > $UATTN_LIBRARY_PATH >
-// <folder of libuattn>/uattn > <folder of libuattn>/../lib/uattn >
-// <folder of the executable>/../lib/uattn >
-// the build tree's bundle (UATTN_BUILD_BUNDLE_PATH, compiled in). A failure names
-// every path tried and why (STYLE.md: never a bare "No such file or directory").
+// Search order (Runtime::create): explicit path > $UATTN_LIBRARY_PATH (files or
+// folders, ':'-separated) > <folder of libuattn>/uattn > <folder of
+// libuattn>/../lib/uattn > <folder of the executable>/../lib/uattn > the
+// per-architecture packages' folder (UATTN_PACKAGE_BUNDLE_DIR, compiled in) >
+// the build tree (UATTN_BUILD_BUNDLE_PATH, compiled in). In a folder, the bundle
+// of every architecture (uattn_kernels.hipfb) comes before the
+// per-architecture ones (uattn_kernels-<arch>.hipfb). A failure names every
+// path tried and why (STYLE.md: never a bare "No such file or directory").
 //
 // Bundle format (clang-offload-bundler, binary "-type=o"), little-endian:
 //   "__CLANG_OFFLOAD_BUNDLE__" u64 n, then n x {u64 offset, u64 size, u64 id_len, id}
@@ -264,69 +267,181 @@ const BundleEntry* pick_code_object(const BundleInfo& info, const std::string& d
   return best;
 }
 
-std::vector<std::string> bundle_search_paths(const std::string& explicit_path) {
-  if (!explicit_path.empty()) return {explicit_path};
+std::string arch_bundle_file_name(const std::string& arch) { return "uattn_kernels-" + arch + ".hipfb"; }
+std::string arch_package_name(const std::string& arch) { return "uattn-" + arch; }
+std::string package_bundle_dir() {
+#ifdef UATTN_PACKAGE_BUNDLE_DIR
+  return UATTN_PACKAGE_BUNDLE_DIR;
+#else
+  return "";
+#endif
+}
+
+std::vector<BundleLocation> bundle_search_locations(const std::string& explicit_path) {
+  if (!explicit_path.empty()) return {{explicit_path, false}};
+  std::vector<BundleLocation> locs;
+  auto add = [&](const std::string& p, bool folder) {
+    for (const BundleLocation& q : locs)
+      if (q.path == p) return;
+    locs.push_back({p, folder});
+  };
   const char* env = std::getenv(kLibraryPathEnv);
   if (env && *env) {
-    std::string p = env;
-    if (is_dir(p)) p += std::string(p.back() == '/' ? "" : "/") + kBundleFileName;
-    return {p};
+    const std::string v = env;
+    size_t start = 0;
+    while (start <= v.size()) {
+      const size_t colon = v.find(':', start);
+      std::string p = v.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      if (!p.empty()) {
+        const bool folder = is_dir(p);
+        if (folder && p.size() > 1 && p.back() == '/') p.pop_back();
+        add(p, folder);
+      }
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+    return locs;
   }
-  std::vector<std::string> paths;
-  auto add = [&](const std::string& p) {
-    for (const std::string& q : paths)
-      if (q == p) return;
-    paths.push_back(p);
-  };
-  // <dir>/../lib/uattn/<file>, with ".." resolved lexically.
+  // <dir>/../lib/uattn, with ".." resolved lexically.
   auto sibling_lib = [](const std::string& dir) {
     const std::string up = dir_of(dir);
-    return (up == "/" ? "" : up) + "/lib/uattn/" + kBundleFileName;
+    return (up == "/" ? "" : up) + "/lib/uattn";
   };
   const std::string lib = this_library_file();
   if (!lib.empty()) {
-    add(dir_of(lib) + "/uattn/" + kBundleFileName);  // <libdir>/uattn, also multiarch libdirs
-    add(sibling_lib(dir_of(lib)));
+    add(dir_of(lib) + "/uattn", true);  // <libdir>/uattn, also multiarch libdirs
+    add(sibling_lib(dir_of(lib)), true);
   }
   const std::string exe = executable_file();
-  if (!exe.empty()) add(sibling_lib(dir_of(exe)));
+  if (!exe.empty()) add(sibling_lib(dir_of(exe)), true);
+  if (!package_bundle_dir().empty()) add(package_bundle_dir(), true);
 #ifdef UATTN_BUILD_BUNDLE_PATH
-  add(UATTN_BUILD_BUNDLE_PATH);
+  add(dir_of(UATTN_BUILD_BUNDLE_PATH), true);
 #endif
-  return paths;
+  return locs;
+}
+
+namespace {
+std::string in_folder(const std::string& dir, const std::string& file) {
+  return dir + (dir == "/" ? "" : "/") + file;
+}
+}  // namespace
+
+std::vector<std::string> bundle_search_paths(const std::string& explicit_path) {
+  std::vector<std::string> out;
+  for (const BundleLocation& l : bundle_search_locations(explicit_path))
+    out.push_back(l.folder ? in_folder(l.path, kBundleFileName) : l.path);
+  return out;
+}
+
+std::vector<std::string> bundle_search_paths_for_arch(const std::string& arch, const std::string& explicit_path) {
+  std::vector<std::string> out;
+  for (const BundleLocation& l : bundle_search_locations(explicit_path)) {
+    if (!l.folder) {
+      out.push_back(l.path);
+      continue;
+    }
+    out.push_back(in_folder(l.path, kBundleFileName));
+    out.push_back(in_folder(l.path, arch_bundle_file_name(arch)));
+  }
+  return out;
+}
+
+Status read_bundle_file(const std::string& path, std::vector<uint8_t>* bytes, std::string* why) {
+  std::vector<uint8_t> data;
+  *why = read_file(path, &data);
+  if (why->empty() && data.empty()) *why = "empty file";
+  if (!why->empty()) return Status{kBundle, "uattn: cannot read " + path + " (" + *why + ")"};
+  BundleInfo info;
+  Status s = parse_bundle(data, &info);
+  if (!s.ok()) return Status{kBundle, s.message + " in " + path};
+  *bytes = std::move(data);
+  return Status::Ok();
 }
 
 Status read_bundle(const std::string& explicit_path, std::vector<uint8_t>* bytes, std::string* path_used) {
-  const std::vector<std::string> paths = bundle_search_paths(explicit_path);
+  // Candidates: per location, the bundle of every architecture, then one
+  // bundle per architecture of the table (the per-architecture packages).
+  std::vector<std::string> archs;
+  for (const InstanceRow& r : all_rows()) {
+    const std::string a = to_string(r.arch);
+    bool seen = false;
+    for (const std::string& x : archs) seen = seen || x == a;
+    if (!seen) archs.push_back(a);
+  }
+  std::vector<std::string> paths;
+  for (const BundleLocation& l : bundle_search_locations(explicit_path)) {
+    if (!l.folder) {
+      paths.push_back(l.path);
+      continue;
+    }
+    paths.push_back(in_folder(l.path, kBundleFileName));
+    for (const std::string& a : archs) paths.push_back(in_folder(l.path, arch_bundle_file_name(a)));
+  }
   std::ostringstream tried;
   for (const std::string& p : paths) {
-    std::vector<uint8_t> data;
-    std::string why = read_file(p, &data);
-    if (why.empty() && data.empty()) why = "empty file";
-    if (why.empty()) {
-      BundleInfo info;
-      Status s = parse_bundle(data, &info);
-      if (!s.ok()) return Status{kBundle, s.message + " in " + p};
-      *bytes = std::move(data);
+    std::string why;
+    Status s = read_bundle_file(p, bytes, &why);
+    if (s.ok()) {
       *path_used = p;
-      return Status::Ok();
+      return s;
     }
+    if (why.empty()) return s;  // read, but not a bundle
     tried << "\n  " << p << " (" << why << ")";
   }
   const char* env = std::getenv(kLibraryPathEnv);
   std::ostringstream m;
-  m << "uattn: cannot read the kernel bundle " << kBundleFileName << "; tried:" << tried.str() << "\n";
+  m << "uattn: cannot read a kernel bundle (" << kBundleFileName << ", or " << arch_bundle_file_name("<arch>")
+    << " per architecture); tried:" << tried.str() << "\n";
   if (!explicit_path.empty())
     m << "The path was given explicitly (Runtime::create / uattn_runtime_create), so $" << kLibraryPathEnv
       << " and the default locations were not consulted.";
   else if (env && *env)
     m << "$" << kLibraryPathEnv << " is set to '" << env << "', so the default locations were not consulted.";
   else
-    m << "$" << kLibraryPathEnv << " is not set; set it to the bundle file (or its folder), or pass the path to "
-      << "Runtime::create / uattn_runtime_create.";
-  m << " The bundle is built by the CMake target uattn_bundle (<build>/" << kBundleFileName
-    << ") and installed to <libdir>/uattn/ next to libuattn.";
+    m << "$" << kLibraryPathEnv << " is not set; set it to a bundle file or a folder holding bundles (several, "
+      << "separated by ':'), or pass the path to Runtime::create / uattn_runtime_create.";
+  m << " The bundles are built by the CMake target uattn_bundle (<build>/" << kBundleFileName << ", <build>/"
+    << arch_bundle_file_name("<arch>") << ") and installed to <libdir>/uattn/ next to libuattn";
+  if (!archs.empty()) {
+    m << " by the per-architecture packages:";
+    for (const std::string& a : archs) m << " " << arch_package_name(a) << " (" << a << ")";
+  }
+  m << ".";
   return Status{kBundle, m.str()};
+}
+
+// A bundle's stamp file (runtime.cpp): "" and *text on success, else why not
+// ("No such file or directory" when absent). Same rules as the bundle itself:
+// regular files only, never blocking on a FIFO; at most 64 KiB.
+std::string read_stamp_file(const std::string& path, std::string* text) {
+  std::vector<uint8_t> data;
+  const std::string why = read_file(path, &data);
+  if (!why.empty()) return why;
+  if (data.size() > (64u << 10)) return "is " + std::to_string(data.size()) + " bytes; expected at most 65536";
+  text->assign(data.begin(), data.end());
+  return "";
+}
+
+Status read_code_object_stamp(const uint8_t* p, uint64_t size, std::string* text) {
+  text->clear();
+  const Status ok = check_code_object(p, size, "the code object");
+  if (!ok.ok()) return ok;
+  const uint64_t shoff = read_u64(p + 40), shentsize = read_le(p + 58, 2), shnum = read_le(p + 60, 2),
+                 shstrndx = read_le(p + 62, 2);
+  if (shnum == 0 || shstrndx >= shnum) return Status::Ok();
+  const uint8_t* strh = p + shoff + shstrndx * shentsize;
+  const uint64_t str_off = read_u64(strh + 24), str_size = read_u64(strh + 32);
+  const char kName[] = ".uattn.stamp";
+  for (uint64_t i = 0; i < shnum; ++i) {
+    const uint8_t* h = p + shoff + i * shentsize;
+    const uint64_t name = read_le(h, 4), type = read_le(h + 4, 4), off = read_u64(h + 24), sz = read_u64(h + 32);
+    if (name + sizeof(kName) > str_size || type == 8 /* SHT_NOBITS */) continue;
+    if (std::memcmp(p + str_off + name, kName, sizeof(kName)) != 0) continue;
+    text->assign(reinterpret_cast<const char*>(p + off), (size_t)sz);
+    return Status::Ok();
+  }
+  return Status::Ok();
 }
 
 }  // namespace uattn

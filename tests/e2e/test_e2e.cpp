@@ -8,8 +8,10 @@
 // Process-wide devices: 0 = gfx950:sramecc+:xnack- (256 CUs), 1 = gfx1030 (72 CUs).
 #include <gtest/gtest.h>
 #include <hip/hip_runtime_api.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -457,6 +459,238 @@ TEST(E2EModule, KernelParamsLaunchMatchesReference) {
     EXPECT_TRUE(c.ok) << c.first_failure;
     EXPECT_EQ(hipModuleUnload(m), hipSuccess);
   }
+}
+
+// ------------------- per-architecture bundles and the build stamp (docs/packaging.md) --
+struct EnvVar {
+  std::string name, old;
+  bool had;
+  EnvVar(const char* n, const std::string& value) : name(n) {
+    const char* o = getenv(n);
+    had = o != nullptr;
+    if (had) old = o;
+    setenv(n, value.c_str(), 1);
+  }
+  ~EnvVar() {
+    if (had) setenv(name.c_str(), old.c_str(), 1); else unsetenv(name.c_str());
+  }
+};
+
+// An empty scratch folder under the test temp dir.
+std::string scratch_dir(const std::string& name) {
+  const std::string d = ::testing::TempDir() + "uattn_e2e_pkg_" + name;
+  EXPECT_EQ(system(("rm -rf '" + d + "' && mkdir -p '" + d + "'").c_str()), 0);
+  return d;
+}
+void write_file(const std::string& p, const std::vector<uint8_t>& b) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(b.data()), (std::streamsize)b.size());
+}
+void write_text(const std::string& p, const std::string& t) { write_file(p, std::vector<uint8_t>(t.begin(), t.end())); }
+// This build's bundle of `arch` and its stamp, copied into `dir` (as its package installs them).
+void install_arch_bundle(const std::string& dir, const std::string& arch) {
+  const std::string from = std::string(UATTN_BUILD_DIR) + "/" + arch_bundle_file_name(arch);
+  const std::vector<uint8_t> b = read_file(from), st = read_file(from + ".stamp");
+  ASSERT_FALSE(b.empty()) << from;
+  ASSERT_FALSE(st.empty()) << from << ".stamp";
+  write_file(dir + "/" + arch_bundle_file_name(arch), b);
+  write_file(dir + "/" + arch_bundle_file_name(arch) + ".stamp", st);
+}
+std::string stamp_lines(const BuildStamp& s) {
+  return "uattn_version " + s.uattn_version + "\ngenerator_version " + s.generator_version + "\nmatrix_hash " +
+         s.matrix_hash + "\n";
+}
+
+TEST(E2EPackages, EachArchitectureComesFromItsOwnFolder) {
+  const std::string a = scratch_dir("a"), b = scratch_dir("b");
+  install_arch_bundle(a, "gfx950");
+  install_arch_bundle(b, "gfx1030");
+  EnvVar env(kLibraryPathEnv, a + ":" + b);
+  std::unique_ptr<Runtime> rt;
+  const Status s = Runtime::create(&rt);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(rt->bundle_path(), a + "/uattn_kernels-gfx950.hipfb");
+  for (Arch arch : {Arch::gfx950, Arch::gfx1030}) {
+    SCOPED_TRACE(to_string(arch));
+    ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
+    auto prob = ut::make_problem(mixed(70), exec::guarded_allocator());
+    hipcpu::clear_launches();
+    const RunOutcome r = e2e::run_on_device(rt.get(), *prob, RunSpec{});
+    EXPECT_TRUE(r.ok) << r.error;
+    const std::vector<hipcpu::LaunchRecord> l = hipcpu::launches();
+    ASSERT_FALSE(l.empty());
+    EXPECT_EQ(l[0].device, device_of(arch));
+    EXPECT_EQ(l[0].kernel.rfind(std::string("uattn_") + to_string(arch) + "_", 0), 0u) << l[0].kernel;
+  }
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+}
+
+// Without stamp files, a compressed uattn_kernels-<arch>.hipfb serves <arch> only (its
+// name says so): the gfx1030 device is not handed the gfx950 bundle found first.
+TEST(E2EPackages, PerArchitectureBundlesWithoutStampFilesInOneFolder) {
+  const std::string a = scratch_dir("nostamp");
+  for (const char* arch : {"gfx950", "gfx1030"}) {
+    install_arch_bundle(a, arch);
+    std::remove((a + "/" + arch_bundle_file_name(arch) + ".stamp").c_str());
+  }
+  EnvVar env(kLibraryPathEnv, a);
+  std::unique_ptr<Runtime> rt;
+  ASSERT_TRUE(Runtime::create(&rt).ok());
+  for (Arch arch : {Arch::gfx950, Arch::gfx1030}) {
+    SCOPED_TRACE(to_string(arch));
+    ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
+    auto prob = ut::make_problem(mixed(76), exec::guarded_allocator());
+    const RunOutcome r = e2e::run_on_device(rt.get(), *prob, RunSpec{});
+    EXPECT_TRUE(r.ok) << r.error;
+  }
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+}
+
+TEST(E2EPackages, MissingArchitecturePackageNamesTargetPathsAndPackage) {
+  const std::string a = scratch_dir("only950"), empty = scratch_dir("empty");
+  install_arch_bundle(a, "gfx950");
+  EnvVar env(kLibraryPathEnv, empty + ":" + a);
+  std::unique_ptr<Runtime> rt;
+  ASSERT_TRUE(Runtime::create(&rt).ok());
+  auto prob = ut::make_problem(mixed(71), exec::guarded_allocator());
+  ASSERT_EQ(hipSetDevice(1), hipSuccess);  // gfx1030: no bundle anywhere
+  e2e::DeviceProblem dp(*prob);
+  ASSERT_EQ(dp.error(), "");
+  SelectOptions two_d;
+  two_d.path = ForcePath::k2D;
+  hipcpu::clear_launches();
+  const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
+  EXPECT_EQ(s.code, kUnsupportedArch) << s.message;
+  EXPECT_NE(s.message.find("has target id gfx1030,"), std::string::npos) << s.message;
+  const std::vector<std::string> searched = bundle_search_paths_for_arch("gfx1030");
+  ASSERT_EQ(searched.size(), 4u);
+  for (const std::string& p : searched) EXPECT_NE(s.message.find(p + " ("), std::string::npos) << p << "\n" << s.message;
+  EXPECT_NE(s.message.find("Install the package uattn-gfx1030"), std::string::npos) << s.message;
+  EXPECT_TRUE(hipcpu::launches().empty());
+  // The C API says the same.
+  uattn_runtime_t* c = nullptr;
+  ASSERT_EQ(uattn_runtime_create(nullptr, &c), UATTN_OK);
+  const uattn_args_t ca = dp.c_args();
+  const uattn_options_t c_two_d{UATTN_PATH_2D, nullptr, 0};
+  EXPECT_EQ(uattn_run(c, &ca, nullptr, 0, nullptr, &c_two_d), UATTN_ERR_UNSUPPORTED_ARCH);
+  EXPECT_NE(std::string(uattn_last_error_message()).find("uattn-gfx1030"), std::string::npos);
+  uattn_runtime_destroy(c);
+  // The gfx950 device is served.
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  const RunOutcome r = e2e::run_on_device(rt.get(), *prob, RunSpec{});
+  EXPECT_TRUE(r.ok) << r.error;
+}
+
+TEST(E2EPackages, BundleFromAnotherBuildIsRefusedNamingBothStamps) {
+  const BuildStamp& mine = table_stamp();
+  for (int field = 0; field < 3; ++field) {
+    BuildStamp other = mine;
+    if (field == 0) other.uattn_version += ".1";
+    if (field == 1) other.generator_version = "0.0.1";
+    if (field == 2) other.matrix_hash = mine.matrix_hash == "0123456789abcdef" ? "fedcba9876543210" : "0123456789abcdef";
+    SCOPED_TRACE(to_string(other));
+    const std::string a = scratch_dir("other" + std::to_string(field));
+    install_arch_bundle(a, "gfx950");
+    const std::string side = a + "/uattn_kernels-gfx950.hipfb.stamp";
+    write_text(side, stamp_lines(other) + "archs gfx950\n");
+    EnvVar env(kLibraryPathEnv, a);
+    std::unique_ptr<Runtime> rt;
+    ASSERT_TRUE(Runtime::create(&rt).ok());
+    ASSERT_EQ(hipSetDevice(0), hipSuccess);
+    auto prob = ut::make_problem(mixed(72), exec::guarded_allocator());
+    e2e::DeviceProblem dp(*prob);
+    SelectOptions two_d;
+    two_d.path = ForcePath::k2D;
+    hipcpu::clear_launches();
+    const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
+    EXPECT_EQ(s.code, kBundle) << s.message;
+    EXPECT_NE(s.message.find("bundle stamp '" + to_string(other) + "' (" + side + ")"), std::string::npos) << s.message;
+    EXPECT_NE(s.message.find("table stamp '" + to_string(mine) + "'"), std::string::npos) << s.message;
+    EXPECT_TRUE(hipcpu::launches().empty());
+    // Refused for good: the next call says the same, still launching nothing.
+    EXPECT_EQ(rt->run(dp.args(), nullptr, 0, nullptr, two_d).code, kBundle);
+    EXPECT_TRUE(hipcpu::launches().empty());
+  }
+}
+
+TEST(E2EPackages, MalformedStampFileIsRefused) {
+  const std::string a = scratch_dir("malformed");
+  install_arch_bundle(a, "gfx950");
+  write_text(a + "/uattn_kernels-gfx950.hipfb.stamp", "uattn_version 0.1.0\narchs gfx950\n");
+  EnvVar env(kLibraryPathEnv, a);
+  std::unique_ptr<Runtime> rt;
+  ASSERT_TRUE(Runtime::create(&rt).ok());
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  auto prob = ut::make_problem(mixed(73), exec::guarded_allocator());
+  e2e::DeviceProblem dp(*prob);
+  SelectOptions two_d;
+  two_d.path = ForcePath::k2D;
+  const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
+  EXPECT_EQ(s.code, kBundle) << s.message;
+  EXPECT_NE(s.message.find("no 'generator_version ...' line"), std::string::npos) << s.message;
+}
+
+// A stamp file that is not a regular file is refused without reading from it
+// (a FIFO would block a plain read forever).
+TEST(E2EPackages, StampFileThatIsAFifoIsRefused) {
+  const std::string a = scratch_dir("fifo");
+  install_arch_bundle(a, "gfx950");
+  const std::string side = a + "/uattn_kernels-gfx950.hipfb.stamp";
+  std::remove(side.c_str());
+  ASSERT_EQ(mkfifo(side.c_str(), 0600), 0);
+  EnvVar env(kLibraryPathEnv, a);
+  std::unique_ptr<Runtime> rt;
+  ASSERT_TRUE(Runtime::create(&rt).ok());
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  auto prob = ut::make_problem(mixed(77), exec::guarded_allocator());
+  e2e::DeviceProblem dp(*prob);
+  SelectOptions two_d;
+  two_d.path = ForcePath::k2D;
+  const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
+  EXPECT_EQ(s.code, kBundle) << s.message;
+  EXPECT_NE(s.message.find(side + " of the kernel bundle (is a FIFO; expected a regular file)"), std::string::npos)
+      << s.message;
+}
+
+// An uncompressed bundle has no sidecar here (a buffer): the code object's own
+// .uattn.stamp section is checked.
+TEST(E2EPackages, CodeObjectStampSectionIsChecked) {
+  std::vector<uint8_t> bytes = gfx950_only_bundle();
+  const std::string key = "matrix_hash " + table_stamp().matrix_hash;
+  auto at = std::search(bytes.begin(), bytes.end(), key.begin(), key.end());
+  ASSERT_NE(at, bytes.end()) << "no stamp section in uattn_gfx950.co";
+  BuildStamp other = table_stamp();
+  for (char& c : other.matrix_hash) c = c == 'a' ? 'b' : 'a';
+  std::copy(other.matrix_hash.begin(), other.matrix_hash.end(), at + (ptrdiff_t)(key.size() - other.matrix_hash.size()));
+  std::unique_ptr<Runtime> rt;
+  ASSERT_TRUE(Runtime::create_from_buffer(&rt, bytes).ok());
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  auto prob = ut::make_problem(mixed(74), exec::guarded_allocator());
+  e2e::DeviceProblem dp(*prob);
+  SelectOptions two_d;
+  two_d.path = ForcePath::k2D;
+  hipcpu::clear_launches();
+  const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
+  EXPECT_EQ(s.code, kBundle) << s.message;
+  EXPECT_NE(s.message.find("bundle stamp '" + to_string(other) + "' (the code object's .uattn.stamp section)"),
+            std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("table stamp '" + to_string(table_stamp()) + "'"), std::string::npos) << s.message;
+  EXPECT_TRUE(hipcpu::launches().empty());
+}
+
+// Runtime::prepare loads and fetches what run() would launch, launching nothing.
+TEST(E2EPackages, PrepareFetchesWithoutLaunching) {
+  std::unique_ptr<Runtime> rt;
+  ASSERT_TRUE(Runtime::create(&rt, std::string(UATTN_BUILD_DIR) + "/" + arch_bundle_file_name("gfx950")).ok());
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  auto prob = ut::make_problem(mixed(75), exec::guarded_allocator());
+  e2e::DeviceProblem dp(*prob);
+  hipcpu::clear_launches();
+  const Status s = rt->prepare(dp.args());
+  EXPECT_TRUE(s.ok()) << s.message;
+  EXPECT_TRUE(hipcpu::launches().empty());
+  const RunOutcome r = e2e::run_on_device(rt.get(), *prob, RunSpec{});
+  EXPECT_TRUE(r.ok) << r.error;
 }
 
 INSTANTIATE_TEST_SUITE_P(E2E, PerArch, ::testing::Values(Arch::gfx950, Arch::gfx1030),

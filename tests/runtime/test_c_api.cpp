@@ -8,6 +8,7 @@
 
 #include "args_fixture.hpp"
 #include "bundle_fixture.hpp"
+#include "uattn/runtime.hpp"
 #include "uattn/uattn.h"
 
 namespace {
@@ -65,6 +66,13 @@ TEST(CApi, ArgsInitDefaults) {
   EXPECT_EQ(a.softcap, 0.0f);
   EXPECT_EQ(a.alibi_slopes, nullptr);
   EXPECT_EQ(a.num_seqs, 0);
+}
+
+TEST(CApi, VersionStampIsTheLibrarysStamp) {
+  const uattn::BuildStamp& st = uattn::library_stamp();
+  EXPECT_EQ(std::string(uattn_version_stamp()),
+            "uattn " + st.uattn_version + ", uattn_gen " + st.generator_version + ", matrix " + st.matrix_hash);
+  EXPECT_EQ(st, uattn::table_stamp());
 }
 
 TEST(CApi, CreateMissingPath) {

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -229,6 +230,101 @@ TEST(Bundle, EnvVarFolderOrFile) {
     ScopedEnv env(kLibraryPathEnv, "/");
     EXPECT_EQ(bundle_search_paths(), std::vector<std::string>{"/uattn_kernels.hipfb"});
   }
+}
+
+TEST(Bundle, SearchLocationsListFoldersAndFilesFromTheEnvVar) {
+  const std::string a = ::testing::TempDir() + "uattn_loc_a", b = ::testing::TempDir() + "uattn_loc_b";
+  ASSERT_EQ(system(("mkdir -p '" + a + "' '" + b + "'").c_str()), 0);
+  ScopedEnv env(kLibraryPathEnv, (a + "/::" + b + ":/x/k.hipfb").c_str());  // an empty entry is skipped
+  const std::vector<BundleLocation> l = bundle_search_locations();
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_EQ(l[0].path, a);
+  EXPECT_TRUE(l[0].folder);
+  EXPECT_EQ(l[1].path, b);
+  EXPECT_FALSE(l[2].folder);
+  EXPECT_EQ(bundle_search_paths_for_arch("gfx950"),
+            (std::vector<std::string>{a + "/uattn_kernels.hipfb", a + "/uattn_kernels-gfx950.hipfb",
+                                      b + "/uattn_kernels.hipfb", b + "/uattn_kernels-gfx950.hipfb", "/x/k.hipfb"}));
+  EXPECT_EQ(bundle_search_paths(),
+            (std::vector<std::string>{a + "/uattn_kernels.hipfb", b + "/uattn_kernels.hipfb", "/x/k.hipfb"}));
+}
+
+TEST(Bundle, DefaultSearchIncludesThePackageFolder) {
+  ScopedEnv env(kLibraryPathEnv, nullptr);
+  ASSERT_FALSE(package_bundle_dir().empty());
+  EXPECT_EQ(package_bundle_dir().substr(package_bundle_dir().size() - 6), "/uattn") << package_bundle_dir();
+  bool found = false;
+  for (const BundleLocation& l : bundle_search_locations()) found = found || (l.folder && l.path == package_bundle_dir());
+  EXPECT_TRUE(found);
+  EXPECT_EQ(arch_bundle_file_name("gfx1030"), "uattn_kernels-gfx1030.hipfb");
+  EXPECT_EQ(arch_package_name("gfx950"), "uattn-gfx950");
+}
+
+TEST(Create, NothingFoundNamesThePackages) {
+  ScopedEnv env(kLibraryPathEnv, "/nonexistent-folder-a");
+  std::unique_ptr<Runtime> rt;
+  const Status s = Runtime::create(&rt);
+  EXPECT_EQ(s.code, kBundle);
+  for (const InstanceRow& r : all_rows())
+    EXPECT_TRUE(has(s.message, std::string("uattn-") + to_string(r.arch) + " (" + to_string(r.arch) + ")")) << s.message;
+}
+
+TEST(Create, PerArchitectureBundleInAFolder) {
+  const std::string dir = ::testing::TempDir() + "uattn_rt_perarch";
+  ASSERT_EQ(system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()), 0);
+  {
+    const std::vector<uint8_t> b = fake_bundle({"gfx1030"});
+    std::ofstream f(dir + "/uattn_kernels-gfx1030.hipfb", std::ios::binary);
+    f.write(reinterpret_cast<const char*>(b.data()), (std::streamsize)b.size());
+  }
+  ScopedEnv env(kLibraryPathEnv, dir.c_str());
+  std::unique_ptr<Runtime> rt;
+  const Status s = Runtime::create(&rt);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(rt->bundle_path(), dir + "/uattn_kernels-gfx1030.hipfb");
+}
+
+TEST(Stamp, ParseAndPrint) {
+  BuildStamp st;
+  std::string why;
+  ASSERT_TRUE(parse_stamp("uattn_version 1.2.3\ngenerator_version 4.5\nmatrix_hash 00ff\narchs gfx950\n", &st, &why));
+  EXPECT_EQ(st.uattn_version, "1.2.3");
+  EXPECT_EQ(st.generator_version, "4.5");
+  EXPECT_EQ(st.matrix_hash, "00ff");
+  EXPECT_EQ(to_string(st), "uattn 1.2.3, uattn_gen 4.5, matrix 00ff");
+  EXPECT_FALSE(parse_stamp("uattn_version 1\nmatrix_hash 2\n", &st, &why));
+  EXPECT_EQ(why, "no 'generator_version ...' line");
+  BuildStamp other = st;
+  other.matrix_hash = "00fe";
+  EXPECT_NE(st, other);
+}
+
+TEST(Stamp, LibraryTableAndBuildFilesAgree) {
+  const BuildStamp& t = table_stamp();
+  EXPECT_EQ(library_stamp(), t);
+  EXPECT_EQ(t.matrix_hash.size(), 16u);
+  EXPECT_EQ(t.matrix_hash.find_first_not_of("0123456789abcdef"), std::string::npos) << t.matrix_hash;
+  // The build's code objects and bundles carry the same stamp.
+  for (const InstanceRow& r : all_rows()) {
+    const std::string arch = to_string(r.arch);
+    std::ifstream co(std::string(UATTN_BUILD_DIR) + "/uattn_" + arch + ".co", std::ios::binary);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(co)), {});
+    ASSERT_FALSE(bytes.empty()) << arch;
+    std::string text;
+    ASSERT_TRUE(read_code_object_stamp(bytes.data(), bytes.size(), &text).ok());
+    BuildStamp st;
+    std::string why;
+    ASSERT_TRUE(parse_stamp(text, &st, &why)) << arch << ": " << why << " in '" << text << "'";
+    EXPECT_EQ(st, t) << arch;
+    std::ifstream side(std::string(UATTN_BUILD_DIR) + "/" + arch_bundle_file_name(arch) + ".stamp");
+    const std::string side_text((std::istreambuf_iterator<char>(side)), {});
+    ASSERT_TRUE(parse_stamp(side_text, &st, &why)) << arch << ": " << why;
+    EXPECT_EQ(st, t) << arch;
+    EXPECT_TRUE(has(side_text, "\narchs " + arch + "\n")) << side_text;
+  }
+  std::string text = "x";
+  const std::vector<uint8_t> not_elf(64, 0);
+  EXPECT_EQ(read_code_object_stamp(not_elf.data(), not_elf.size(), &text).code, kBundle);
 }
 
 TEST(Create, MissingExplicitPathNamesIt) {

@@ -48,6 +48,10 @@ struct Args {
 int parse_args(int argc, char** argv, Args* a) {
   CLI::App app{kDescription, "uattn-explain"};
   app.footer(kFooter);
+  // The build stamp of the linked lookup table (docs/packaging.md, "Version stamp").
+  const uattn::BuildStamp& st = uattn::table_stamp();
+  app.set_version_flag("--version", uattn::to_string(st) + "; lookup table of " +
+                                        std::to_string(uattn::all_rows().size()) + " rows");
   Scenario& s = a->adhoc;
   const auto dtypes = CLI::IsMember(uattn::explain::dtype_spellings());
   auto* scen = app.add_option("--scenarios", a->scenarios, "scenario file: default.json or models.json")
@@ -89,6 +93,8 @@ int parse_args(int argc, char** argv, Args* a) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "uattn-explain: %s\nRun with --help for more information.\n", e.what());

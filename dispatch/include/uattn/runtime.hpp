@@ -22,9 +22,21 @@
 
 namespace uattn {
 
-// Environment variable naming the bundle file (or the folder holding it).
+// Environment variable naming bundle files or folders holding them (several
+// separated by ':', searched in order).
 constexpr const char* kLibraryPathEnv = "UATTN_LIBRARY_PATH";
+// The bundle of every architecture of a build (the build tree's).
 constexpr const char* kBundleFileName = "uattn_kernels.hipfb";
+// The bundle of one architecture, "uattn_kernels-<arch>.hipfb": what the
+// per-architecture package arch_package_name(arch) installs into <libdir>/uattn/.
+std::string arch_bundle_file_name(const std::string& arch);
+// The package serving an architecture: "uattn-<arch>" (docs/packaging.md).
+std::string arch_package_name(const std::string& arch);
+// The folder the per-architecture packages install their bundles into
+// (<package prefix>/<libdir>/uattn, compiled in); "" when unknown.
+std::string package_bundle_dir();
+// The stamp libuattn itself was built with (table_stamp(): its lookup table's).
+const BuildStamp& library_stamp();
 
 // What an offload bundle says about itself (clang-offload-bundler format:
 // "__CLANG_OFFLOAD_BUNDLE__" with an entry table, or "CCOB" when compressed).
@@ -65,26 +77,61 @@ Status check_code_object(const uint8_t* image, uint64_t size, const std::string&
 // nullptr when none is compatible, with *why listing the processor's entries.
 const BundleEntry* pick_code_object(const BundleInfo& info, const std::string& device_target_id, std::string* why);
 
-// The bundle file the runtime would read for `explicit_path` (see
-// Runtime::create), in the order tried. The env var, when set, is the only entry.
-std::vector<std::string> bundle_search_paths(const std::string& explicit_path = "");
+// Where bundles are looked for, in order (see Runtime::create): `explicit_path`
+// alone; else each entry of $UATTN_LIBRARY_PATH; else the default folders.
+struct BundleLocation {
+  std::string path;
+  bool folder = false;  // a folder (holding uattn_kernels*.hipfb), else a file
+};
+std::vector<BundleLocation> bundle_search_locations(const std::string& explicit_path = "");
 
-// Reads the first existing bundle of bundle_search_paths(explicit_path) into
-// *bytes and checks it with parse_bundle(); *path_used names the file read.
+// The bundle of every architecture the runtime would read for `explicit_path`
+// (a folder location gives <folder>/uattn_kernels.hipfb), in the order tried.
+std::vector<std::string> bundle_search_paths(const std::string& explicit_path = "");
+// The files tried for a device of architecture `arch` ("gfx950"), in order: per
+// location, a file as is; a folder's uattn_kernels.hipfb, then its
+// uattn_kernels-<arch>.hipfb.
+std::vector<std::string> bundle_search_paths_for_arch(const std::string& arch,
+                                                      const std::string& explicit_path = "");
+
+// Reads one bundle file (regular, at most kMaxBundleBytes) and checks it with
+// parse_bundle(). kBundle otherwise; *why is the reason the file could not be
+// read ("No such file or directory", "is a folder", ...) or "" when it was read
+// but is not a bundle.
+Status read_bundle_file(const std::string& path, std::vector<uint8_t>* bytes, std::string* why);
+
+// The text of the ".uattn.stamp" section of an AMDGPU code object ("" when it
+// has none); kBundle when check_code_object() refuses the image.
+Status read_code_object_stamp(const uint8_t* image, uint64_t size, std::string* text);
+
+// Reads the first existing bundle into *bytes and checks it with
+// parse_bundle(); *path_used names the file read. Tried in order: per location
+// of bundle_search_locations(explicit_path), a file as is; a folder's
+// uattn_kernels.hipfb, then its uattn_kernels-<arch>.hipfb for each
+// architecture of the table.
 // Only regular files of at most kMaxBundleBytes are read (a FIFO or a device
 // such as /dev/zero at the path is refused without reading from it).
 // kBundle when none can be read (the message names every path tried, why each
-// failed, and the env var).
+// failed, the env var and the per-architecture packages).
 Status read_bundle(const std::string& explicit_path, std::vector<uint8_t>* bytes, std::string* path_used);
 
 class Runtime {
  public:
-  // Reads the bundle file: `bundle_path` if given; else $UATTN_LIBRARY_PATH (a
-  // file, or a folder holding uattn_kernels.hipfb); else
+  // Reads the first bundle found (read_bundle): `bundle_path` if given; else
+  // $UATTN_LIBRARY_PATH (files or folders, ':'-separated); else
   // <folder of libuattn>/uattn/ and <folder of libuattn>/../lib/uattn/, then
-  // <folder of the executable>/../lib/uattn/, then the build tree's bundle (path
-  // compiled in). On failure
-  // (kBundle) the message names every path tried and the env var.
+  // <folder of the executable>/../lib/uattn/, then the per-architecture
+  // packages' folder (package_bundle_dir()), then the build tree (compiled in).
+  // On failure (kBundle) the message names every path tried, the env var and
+  // the packages. Without `bundle_path`, a device whose architecture that bundle
+  // does not serve gets the first bundle of bundle_search_paths_for_arch() that
+  // does (each architecture may come from its own file, e.g. one per installed
+  // package); when none does, its first run() fails with kUnsupportedArch naming
+  // the device's target id, every path searched and the package to install.
+  // Before a device's code object is loaded, the bundle's build stamp (its
+  // "<bundle>.stamp" sidecar, else for an uncompressed bundle the code object's
+  // ".uattn.stamp" section) is compared with table_stamp(): a different stamp is
+  // kBundle naming both; a bundle without a stamp is loaded unchecked.
   static Status create(std::unique_ptr<Runtime>* out, const std::string& bundle_path = "");
   // Same from bundle bytes already in memory (taken over).
   static Status create_from_buffer(std::unique_ptr<Runtime>* out, std::vector<uint8_t> bundle);
@@ -108,6 +155,11 @@ class Runtime {
   Status run(const AttentionArgs& args, void* workspace, size_t workspace_bytes, void* stream,
              const SelectOptions& opt = {});
 
+  // What run() does before launching, without launching: validates, selects for
+  // the current device, loads its code object and fetches the kernel(s) run()
+  // would launch. Same errors as run(). For warming up before timing-critical calls.
+  Status prepare(const AttentionArgs& args, const SelectOptions& opt = {});
+
   // Workspace bytes run() needs on the current device with `opt` (0 for 2D).
   Status workspace_size(const AttentionArgs& args, size_t* bytes, const SelectOptions& opt = {});
 
@@ -115,7 +167,8 @@ class Runtime {
   // with Selection::why filled (SelectOptions::explain is turned on).
   Status plan(const AttentionArgs& args, Selection* sel, const SelectOptions& opt = {});
 
-  // Where the bundle came from ("<memory>" for create_from_buffer) and its contents.
+  // Where the first bundle came from ("<memory>" for create_from_buffer) and its
+  // contents (devices of other architectures may use other files: see create()).
   const std::string& bundle_path() const;
   const BundleInfo& bundle_info() const;
 

@@ -38,6 +38,31 @@ struct InstanceRow {
 // All rows of the table (every architecture), in table order.
 const std::vector<InstanceRow>& all_rows();
 
+// The build stamp (docs/packaging.md, "Version stamp"): which uattn, which
+// generator and which instance matrix a table, library, code object or bundle
+// came from. matrix_hash: 16 lowercase hex digits, the start of the SHA-256 of
+// the matrix YAML files' bytes followed by the subset and filter that selected
+// from them (cmake/UattnStamp.cmake). Two artefacts belong together when all
+// three fields are equal.
+struct BuildStamp {
+  std::string uattn_version;      // e.g. "0.1.0" (the CMake project version)
+  std::string generator_version;  // uattn_gen's __version__, e.g. "1.0.0"
+  std::string matrix_hash;        // e.g. "3f2a9c0d41b7e655"
+  bool operator==(const BuildStamp& o) const {
+    return uattn_version == o.uattn_version && generator_version == o.generator_version &&
+           matrix_hash == o.matrix_hash;
+  }
+  bool operator!=(const BuildStamp& o) const { return !(*this == o); }
+};
+// The stamp this table was generated with.
+const BuildStamp& table_stamp();
+// "uattn 0.1.0, uattn_gen 1.0.0, matrix 3f2a9c0d41b7e655"
+std::string to_string(const BuildStamp& s);
+// Reads the "key value" lines of a stamp (uattn_version, generator_version,
+// matrix_hash; other keys are ignored). False, with *why naming the missing
+// key, when one of the three is absent.
+bool parse_stamp(const std::string& text, BuildStamp* out, std::string* why);
+
 // The shape of a problem as the selector sees it.
 struct ProblemDesc {
   Arch arch = kArchs[0];

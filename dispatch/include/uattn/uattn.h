@@ -98,6 +98,10 @@ void uattn_runtime_destroy(uattn_runtime_t* rt); /* NULL is a no-op */
  * thread's next uattn call. */
 const char* uattn_last_error_message(void);
 
+/* The build stamp of this libuattn: "uattn <version>, uattn_gen <version>, matrix
+ * <16 hex digits>" (docs/packaging.md, "Build stamp"). Static storage, never NULL. */
+const char* uattn_version_stamp(void);
+
 /* Checks the arguments against the contract (host-side; reads no device memory). */
 uattn_status_t uattn_validate(const uattn_args_t* args);
 

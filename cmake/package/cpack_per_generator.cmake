@@ -1,0 +1,5 @@
+# Read by cpack for each generator (CPACK_PROJECT_CONFIG_FILE).
+if(CPACK_GENERATOR STREQUAL "TGZ")
+  set(CPACK_PACKAGING_INSTALL_PREFIX "/")
+  set(CPACK_SET_DESTDIR OFF)
+endif()
