@@ -1,20 +1,20 @@
 s_add_i32 s76, s78, 32
-s_cmp_lt_i32 s62, s41
+s_cmp_lt_i32 s41, s40
 v_add_co_u32 v32, vcc_lo, s26, v17
 s_cselect_b32 s79, s76, s78
 v_add_co_ci_u32_e64 v33, null, s27, v18, vcc_lo
-v_or_b32_e32 v0, s79, v65
+v_or_b32_e32 v0, s79, v68
 v_mov_b32_e32 v91, 0
 v_mov_b32_e32 v92, 0
 v_mov_b32_e32 v93, 0
 v_mov_b32_e32 v94, 0
-v_min_i32_e32 v38, s1, v0
+v_min_i32_e32 v38, s67, v0
 v_add_co_u32 v88, vcc_lo, s28, v21
 v_mov_b32_e32 v87, v90
 v_add_co_ci_u32_e64 v89, null, s29, v22, vcc_lo
 v_lshrrev_b32_e32 v0, 2, v38
 v_and_b32_e32 v0, 0x3ffffffc, v0
-global_load_dword v86, v0, s[6:7]
+global_load_dword v86, v0, s[24:25]
 global_load_dwordx4 v[17:20], v[32:33], off offset:64
 ds_read_b128 v[23:26], v85
 ds_read_b128 v[27:30], v85 offset:256
@@ -447,7 +447,7 @@ v_readlane_b32 s82, v88, 2
 v_readlane_b32 s81, v89, 2
 s_waitcnt lgkmcnt(7)
 v_dot2c_f32_f16 v90, v98, v0
-v_add_co_u32 v20, s79, s79, v79
+v_add_co_u32 v20, s79, s79, v80
 v_add_co_ci_u32_e64 v21, null, s80, 0, s79
 v_readlane_b32 s79, v88, 1
 v_readlane_b32 s80, v89, 1
@@ -456,16 +456,16 @@ v_dot2c_f32_f16 v95, v102, v0
 global_load_dwordx2 v[34:35], v[20:21], off
 s_waitcnt lgkmcnt(5)
 v_dot2c_f32_f16 v96, v106, v0
-v_add_co_u32 v22, s79, s79, v79
+v_add_co_u32 v22, s79, s79, v80
 v_add_co_ci_u32_e64 v23, null, s80, 0, s79
-v_add_co_u32 v24, s79, s82, v79
+v_add_co_u32 v24, s79, s82, v80
 v_add_co_ci_u32_e64 v25, null, s81, 0, s79
 v_readlane_b32 s79, v88, 3
 v_readlane_b32 s80, v89, 3
 v_readlane_b32 s82, v88, 5
 v_readlane_b32 s81, v89, 5
 global_load_dwordx2 v[36:37], v[22:23], off
-v_add_co_u32 v20, s79, s79, v79
+v_add_co_u32 v20, s79, s79, v80
 v_add_co_ci_u32_e64 v21, null, s80, 0, s79
 v_readlane_b32 s79, v88, 4
 v_readlane_b32 s80, v89, 4
@@ -473,18 +473,18 @@ global_load_dwordx2 v[28:29], v[24:25], off
 s_waitcnt lgkmcnt(4)
 v_dot2c_f32_f16 v97, v126, v0
 v_dot2c_f32_f16 v90, v99, v1
-v_add_co_u32 v22, s79, s79, v79
+v_add_co_u32 v22, s79, s79, v80
 v_add_co_ci_u32_e64 v23, null, s80, 0, s79
-v_add_co_u32 v26, s79, s82, v79
+v_add_co_u32 v26, s79, s82, v80
 v_add_co_ci_u32_e64 v27, null, s81, 0, s79
 v_readlane_b32 s79, v88, 6
 v_readlane_b32 s80, v89, 6
 v_readlane_b32 s82, v88, 7
 v_readlane_b32 s81, v89, 7
 v_dot2c_f32_f16 v95, v103, v1
-v_add_co_u32 v114, s79, s79, v79
+v_add_co_u32 v114, s79, s79, v80
 v_add_co_ci_u32_e64 v115, null, s80, 0, s79
-v_add_co_u32 v116, s79, s82, v79
+v_add_co_u32 v116, s79, s82, v80
 v_add_co_ci_u32_e64 v117, null, s81, 0, s79
 global_load_dwordx2 v[30:31], v[20:21], off
 global_load_dwordx2 v[24:25], v[22:23], off
@@ -836,39 +836,39 @@ v_dot2c_f32_f16 v90, v19, v11
 v_dot2c_f32_f16 v95, v117, v11
 v_dot2c_f32_f16 v96, v121, v11
 v_dot2c_f32_f16 v97, v125, v11
-v_add_nc_u32_e32 v2, s78, v65
-v_mul_f32_e32 v3, v80, v91
-v_mul_f32_e32 v4, v80, v92
-v_mul_f32_e32 v5, v80, v93
-v_mul_f32_e32 v6, v80, v94
-v_cmp_ge_i32_e32 vcc_lo, s40, v2
-v_mul_f32_e32 v7, v80, v90
-v_mul_f32_e32 v8, v80, v95
-v_mul_f32_e32 v9, v80, v96
+v_add_nc_u32_e32 v2, s78, v68
+v_mul_f32_e32 v3, v79, v91
+v_mul_f32_e32 v4, v79, v92
+v_mul_f32_e32 v5, v79, v93
+v_mul_f32_e32 v6, v79, v94
+v_cmp_ge_i32_e32 vcc_lo, s66, v2
+v_mul_f32_e32 v7, v79, v90
+v_mul_f32_e32 v8, v79, v95
+v_mul_f32_e32 v9, v79, v96
 v_readlane_b32 s79, v88, 8
 v_cndmask_b32_e32 v16, 0xff800000, v3, vcc_lo
-v_cmp_ge_i32_e32 vcc_lo, s63, v2
+v_cmp_ge_i32_e32 vcc_lo, s1, v2
 v_readlane_b32 s78, v89, 8
 v_readlane_b32 s81, v88, 9
 v_readlane_b32 s80, v89, 9
 v_and_b32_e32 v91, 15, v38
 v_cndmask_b32_e32 v19, 0xff800000, v4, vcc_lo
-v_cmp_ge_i32_e32 vcc_lo, s64, v2
+v_cmp_ge_i32_e32 vcc_lo, s2, v2
 v_ashrrev_i32_e32 v92, 31, v86
 v_mul_lo_u32 v15, s13, v86
 v_cndmask_b32_e32 v32, 0xff800000, v5, vcc_lo
-v_cmp_ge_i32_e32 vcc_lo, s65, v2
+v_cmp_ge_i32_e32 vcc_lo, s3, v2
 v_mad_u64_u32 v[0:1], null, s12, v86, s[8:9]
 v_mul_lo_u32 v17, s12, v92
-v_mul_f32_e32 v10, v80, v97
+v_mul_f32_e32 v10, v79, v97
 v_cndmask_b32_e32 v6, 0xff800000, v6, vcc_lo
-v_cmp_ge_i32_e32 vcc_lo, s66, v2
+v_cmp_ge_i32_e32 vcc_lo, s44, v2
 v_mov_b32_dpp v33, v16 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf bound_ctrl:1
 v_perm_b32 v11, v36, v34, 0x5040100
 v_perm_b32 v12, v36, v34, 0x7060302
 v_perm_b32 v13, v37, v35, 0x5040100
 v_cndmask_b32_e32 v7, 0xff800000, v7, vcc_lo
-v_cmp_ge_i32_e32 vcc_lo, s67, v2
+v_cmp_ge_i32_e32 vcc_lo, s45, v2
 v_perm_b32 v14, v37, v35, 0x7060302
 v_mov_b32_dpp v34, v19 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf bound_ctrl:1
 v_mov_b32_dpp v35, v32 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf bound_ctrl:1
@@ -881,9 +881,9 @@ v_mov_b32_dpp v36, v6 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf bound_ctrl:
 v_mov_b32_dpp v38, v8 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf bound_ctrl:1
 v_cndmask_b32_e32 v9, 0xff800000, v9, vcc_lo
 v_cmp_ge_i32_e32 vcc_lo, s69, v2
-v_add_co_u32 v2, s79, s79, v79
+v_add_co_u32 v2, s79, s79, v80
 v_add_co_ci_u32_e64 v3, null, s78, 0, s79
-v_add_co_u32 v4, s78, s81, v79
+v_add_co_u32 v4, s78, s81, v80
 v_add_co_ci_u32_e64 v5, null, s80, 0, s78
 global_load_dwordx2 v[2:3], v[2:3], off
 global_load_dwordx2 v[4:5], v[4:5], off
@@ -1046,8 +1046,8 @@ v_exp_f32_e32 v36, v36
 v_exp_f32_e32 v9, v9
 v_exp_f32_e32 v90, v10
 v_fma_f32 v78, v78, v96, v16
-v_mul_f32_e32 v67, v67, v15
 v_mul_f32_e32 v66, v66, v15
+v_mul_f32_e32 v65, v65, v15
 v_mul_f32_e32 v64, v64, v15
 v_mul_f32_e32 v63, v63, v15
 v_fma_f32 v77, v77, v15, v19
@@ -1102,7 +1102,7 @@ v_lshlrev_b32_sdwa v6, v81, v6 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWOR
 v_mul_f32_e32 v71, v71, v96
 v_mul_f32_e32 v70, v70, v96
 v_mul_f32_e32 v69, v69, v96
-v_mul_f32_e32 v68, v68, v96
+v_mul_f32_e32 v67, v67, v96
 v_lshl_or_b32 v96, v10, v84, v7
 v_lshl_or_b32 v97, v15, v84, v8
 v_lshl_or_b32 v98, v16, v84, v9
@@ -1135,9 +1135,9 @@ v_readlane_b32 s77, v99, 3
 v_dot2c_f32_f16 v71, s78, v11
 v_dot2c_f32_f16 v70, s78, v12
 v_dot2c_f32_f16 v69, s78, v13
-v_dot2c_f32_f16 v68, s78, v14
-v_dot2c_f32_f16 v67, s80, v11
-v_dot2c_f32_f16 v66, s80, v12
+v_dot2c_f32_f16 v67, s78, v14
+v_dot2c_f32_f16 v66, s80, v11
+v_dot2c_f32_f16 v65, s80, v12
 v_dot2c_f32_f16 v64, s80, v13
 v_dot2c_f32_f16 v63, s80, v14
 v_dot2c_f32_f16 v62, s82, v11
@@ -1176,9 +1176,9 @@ v_readlane_b32 s80, v89, 10
 v_readlane_b32 s83, v88, 11
 v_readlane_b32 s82, v89, 11
 v_perm_b32 v10, v31, v29, 0x5040100
-v_add_co_u32 v6, s78, s78, v79
+v_add_co_u32 v6, s78, s78, v80
 v_add_co_ci_u32_e64 v7, null, s80, 0, s78
-v_add_co_u32 v8, s78, s83, v79
+v_add_co_u32 v8, s78, s83, v80
 v_add_co_ci_u32_e64 v9, null, s82, 0, s78
 global_load_dwordx2 v[6:7], v[6:7], off
 global_load_dwordx2 v[12:13], v[8:9], off
@@ -1189,9 +1189,9 @@ v_readlane_b32 s78, v99, 5
 v_dot2c_f32_f16 v69, s88, v10
 v_dot2c_f32_f16 v71, s88, v8
 v_dot2c_f32_f16 v70, s88, v9
-v_dot2c_f32_f16 v68, s88, v11
-v_dot2c_f32_f16 v67, s89, v8
-v_dot2c_f32_f16 v66, s89, v9
+v_dot2c_f32_f16 v67, s88, v11
+v_dot2c_f32_f16 v66, s89, v8
+v_dot2c_f32_f16 v65, s89, v9
 v_dot2c_f32_f16 v64, s89, v10
 v_dot2c_f32_f16 v63, s89, v11
 v_dot2c_f32_f16 v62, s90, v8
@@ -1230,9 +1230,9 @@ v_readlane_b32 s79, v89, 12
 v_readlane_b32 s88, v88, 13
 v_readlane_b32 s81, v89, 13
 v_perm_b32 v16, v27, v25, 0x5040100
-v_add_co_u32 v8, s77, s77, v79
+v_add_co_u32 v8, s77, s77, v80
 v_add_co_ci_u32_e64 v9, null, s79, 0, s77
-v_add_co_u32 v10, s77, s88, v79
+v_add_co_u32 v10, s77, s88, v80
 v_add_co_ci_u32_e64 v11, null, s81, 0, s77
 global_load_dwordx2 v[8:9], v[8:9], off
 global_load_dwordx2 v[14:15], v[10:11], off
@@ -1243,9 +1243,9 @@ v_readlane_b32 s77, v99, 7
 v_dot2c_f32_f16 v69, s83, v16
 v_dot2c_f32_f16 v71, s83, v10
 v_dot2c_f32_f16 v70, s83, v11
-v_dot2c_f32_f16 v68, s83, v19
-v_dot2c_f32_f16 v67, s84, v10
-v_dot2c_f32_f16 v66, s84, v11
+v_dot2c_f32_f16 v67, s83, v19
+v_dot2c_f32_f16 v66, s84, v10
+v_dot2c_f32_f16 v65, s84, v11
 v_dot2c_f32_f16 v64, s84, v16
 v_dot2c_f32_f16 v63, s84, v19
 v_dot2c_f32_f16 v62, s85, v10
@@ -1284,9 +1284,9 @@ v_readlane_b32 s80, v89, 14
 v_readlane_b32 s83, v88, 15
 v_readlane_b32 s82, v89, 15
 v_perm_b32 v16, v22, v20, 0x5040100
-v_add_co_u32 v10, s78, s78, v79
+v_add_co_u32 v10, s78, s78, v80
 v_add_co_ci_u32_e64 v11, null, s80, 0, s78
-v_add_co_u32 v24, s78, s83, v79
+v_add_co_u32 v24, s78, s83, v80
 v_add_co_ci_u32_e64 v25, null, s82, 0, s78
 global_load_dwordx2 v[10:11], v[10:11], off
 global_load_dwordx2 v[35:36], v[24:25], off
@@ -1297,9 +1297,9 @@ v_readlane_b32 s78, v99, 9
 v_dot2c_f32_f16 v71, s88, v16
 v_dot2c_f32_f16 v70, s88, v19
 v_dot2c_f32_f16 v69, s88, v20
-v_dot2c_f32_f16 v68, s88, v21
-v_dot2c_f32_f16 v67, s89, v16
-v_dot2c_f32_f16 v66, s89, v19
+v_dot2c_f32_f16 v67, s88, v21
+v_dot2c_f32_f16 v66, s89, v16
+v_dot2c_f32_f16 v65, s89, v19
 v_dot2c_f32_f16 v64, s89, v20
 v_dot2c_f32_f16 v63, s89, v21
 v_dot2c_f32_f16 v62, s90, v16
@@ -1339,9 +1339,9 @@ v_readlane_b32 s88, v88, 17
 v_readlane_b32 s81, v89, 17
 s_waitcnt vmcnt(6)
 v_perm_b32 v16, v4, v2, 0x5040100
-v_add_co_u32 v19, s77, s77, v79
+v_add_co_u32 v19, s77, s77, v80
 v_add_co_ci_u32_e64 v20, null, s79, 0, s77
-v_add_co_u32 v21, s77, s88, v79
+v_add_co_u32 v21, s77, s88, v80
 v_add_co_ci_u32_e64 v22, null, s81, 0, s77
 global_load_dwordx2 v[31:32], v[19:20], off
 global_load_dwordx2 v[33:34], v[21:22], off
@@ -1352,9 +1352,9 @@ v_readlane_b32 s77, v99, 11
 v_dot2c_f32_f16 v71, s83, v16
 v_dot2c_f32_f16 v70, s83, v2
 v_dot2c_f32_f16 v69, s83, v4
-v_dot2c_f32_f16 v68, s83, v3
-v_dot2c_f32_f16 v67, s84, v16
-v_dot2c_f32_f16 v66, s84, v2
+v_dot2c_f32_f16 v67, s83, v3
+v_dot2c_f32_f16 v66, s84, v16
+v_dot2c_f32_f16 v65, s84, v2
 v_dot2c_f32_f16 v64, s84, v4
 v_dot2c_f32_f16 v63, s84, v3
 v_dot2c_f32_f16 v62, s85, v16
@@ -1393,9 +1393,9 @@ v_readlane_b32 s80, v89, 18
 v_readlane_b32 s83, v88, 19
 v_readlane_b32 s82, v89, 19
 v_readlane_b32 s84, v96, 12
-v_add_co_u32 v2, s78, s78, v79
+v_add_co_u32 v2, s78, s78, v80
 v_add_co_ci_u32_e64 v3, null, s80, 0, s78
-v_add_co_u32 v4, s78, s83, v79
+v_add_co_u32 v4, s78, s83, v80
 v_add_co_ci_u32_e64 v5, null, s82, 0, s78
 global_load_dwordx2 v[19:20], v[2:3], off
 global_load_dwordx2 v[25:26], v[4:5], off
@@ -1408,9 +1408,9 @@ v_readlane_b32 s78, v99, 13
 v_dot2c_f32_f16 v71, s88, v2
 v_dot2c_f32_f16 v70, s88, v3
 v_dot2c_f32_f16 v69, s88, v4
-v_dot2c_f32_f16 v68, s88, v5
-v_dot2c_f32_f16 v67, s89, v2
-v_dot2c_f32_f16 v66, s89, v3
+v_dot2c_f32_f16 v67, s88, v5
+v_dot2c_f32_f16 v66, s89, v2
+v_dot2c_f32_f16 v65, s89, v3
 v_dot2c_f32_f16 v64, s89, v4
 v_dot2c_f32_f16 v63, s89, v5
 v_dot2c_f32_f16 v62, s90, v2
@@ -1448,9 +1448,9 @@ v_readlane_b32 s79, v89, 20
 v_readlane_b32 s83, v88, 21
 v_readlane_b32 s81, v89, 21
 v_readlane_b32 s88, v96, 14
-v_add_co_u32 v2, s77, s77, v79
+v_add_co_u32 v2, s77, s77, v80
 v_add_co_ci_u32_e64 v3, null, s79, 0, s77
-v_add_co_u32 v4, s77, s83, v79
+v_add_co_u32 v4, s77, s83, v80
 v_add_co_ci_u32_e64 v5, null, s81, 0, s77
 global_load_dwordx2 v[21:22], v[2:3], off
 global_load_dwordx2 v[27:28], v[4:5], off
@@ -1463,9 +1463,9 @@ v_readlane_b32 s89, v97, 14
 v_dot2c_f32_f16 v71, s84, v2
 v_dot2c_f32_f16 v70, s84, v3
 v_dot2c_f32_f16 v69, s84, v4
-v_dot2c_f32_f16 v68, s84, v5
-v_dot2c_f32_f16 v67, s86, v2
-v_dot2c_f32_f16 v66, s86, v3
+v_dot2c_f32_f16 v67, s84, v5
+v_dot2c_f32_f16 v66, s86, v2
+v_dot2c_f32_f16 v65, s86, v3
 v_dot2c_f32_f16 v64, s86, v4
 v_dot2c_f32_f16 v63, s86, v5
 v_dot2c_f32_f16 v62, s87, v2
@@ -1503,9 +1503,9 @@ v_readlane_b32 s78, v89, 22
 v_readlane_b32 s80, v88, 23
 v_readlane_b32 s79, v89, 23
 v_readlane_b32 s87, v96, 16
-v_add_co_u32 v2, s77, s77, v79
+v_add_co_u32 v2, s77, s77, v80
 v_add_co_ci_u32_e64 v3, null, s78, 0, s77
-v_add_co_u32 v4, s77, s80, v79
+v_add_co_u32 v4, s77, s80, v80
 v_add_co_ci_u32_e64 v5, null, s79, 0, s77
 global_load_dwordx2 v[23:24], v[2:3], off
 global_load_dwordx2 v[29:30], v[4:5], off
@@ -1519,9 +1519,9 @@ v_readlane_b32 s77, v99, 17
 v_dot2c_f32_f16 v71, s88, v2
 v_dot2c_f32_f16 v70, s88, v3
 v_dot2c_f32_f16 v69, s88, v4
-v_dot2c_f32_f16 v68, s88, v5
-v_dot2c_f32_f16 v67, s89, v2
-v_dot2c_f32_f16 v66, s89, v3
+v_dot2c_f32_f16 v67, s88, v5
+v_dot2c_f32_f16 v66, s89, v2
+v_dot2c_f32_f16 v65, s89, v3
 v_dot2c_f32_f16 v64, s89, v4
 v_dot2c_f32_f16 v63, s89, v5
 v_dot2c_f32_f16 v62, s90, v2
@@ -1558,9 +1558,9 @@ v_readlane_b32 s83, v89, 24
 v_readlane_b32 s88, v88, 25
 v_readlane_b32 s85, v89, 25
 v_readlane_b32 s89, v97, 18
-v_add_co_u32 v2, s81, s81, v79
+v_add_co_u32 v2, s81, s81, v80
 v_add_co_ci_u32_e64 v3, null, s83, 0, s81
-v_add_co_u32 v4, s81, s88, v79
+v_add_co_u32 v4, s81, s88, v80
 v_add_co_ci_u32_e64 v5, null, s85, 0, s81
 global_load_dwordx2 v[35:36], v[2:3], off
 global_load_dwordx2 v[37:38], v[4:5], off
@@ -1578,9 +1578,9 @@ v_readlane_b32 s88, v96, 18
 v_dot2c_f32_f16 v71, s87, v0
 v_dot2c_f32_f16 v70, s87, v31
 v_dot2c_f32_f16 v69, s87, v33
-v_dot2c_f32_f16 v68, s87, v32
-v_dot2c_f32_f16 v67, s86, v0
-v_dot2c_f32_f16 v66, s86, v31
+v_dot2c_f32_f16 v67, s87, v32
+v_dot2c_f32_f16 v66, s86, v0
+v_dot2c_f32_f16 v65, s86, v31
 v_dot2c_f32_f16 v64, s86, v33
 v_dot2c_f32_f16 v63, s86, v32
 v_dot2c_f32_f16 v62, s84, v0
@@ -1619,9 +1619,9 @@ v_readlane_b32 s80, v88, 27
 v_readlane_b32 s79, v89, 27
 s_waitcnt vmcnt(10)
 v_perm_b32 v0, v25, v19, 0x5040100
-v_add_co_u32 v31, s77, s77, v79
+v_add_co_u32 v31, s77, s77, v80
 v_add_co_ci_u32_e64 v32, null, s78, 0, s77
-v_add_co_u32 v33, s77, s80, v79
+v_add_co_u32 v33, s77, s80, v80
 v_add_co_ci_u32_e64 v34, null, s79, 0, s77
 global_load_dwordx2 v[31:32], v[31:32], off
 global_load_dwordx2 v[33:34], v[33:34], off
@@ -1632,9 +1632,9 @@ v_readlane_b32 s77, v99, 21
 v_dot2c_f32_f16 v71, s88, v0
 v_dot2c_f32_f16 v70, s88, v19
 v_dot2c_f32_f16 v69, s88, v25
-v_dot2c_f32_f16 v68, s88, v20
-v_dot2c_f32_f16 v67, s89, v0
-v_dot2c_f32_f16 v66, s89, v19
+v_dot2c_f32_f16 v67, s88, v20
+v_dot2c_f32_f16 v66, s89, v0
+v_dot2c_f32_f16 v65, s89, v19
 v_dot2c_f32_f16 v64, s89, v25
 v_dot2c_f32_f16 v63, s89, v20
 v_dot2c_f32_f16 v62, s90, v0
@@ -1674,9 +1674,9 @@ v_readlane_b32 s83, v88, 29
 v_readlane_b32 s81, v89, 29
 s_waitcnt vmcnt(10)
 v_perm_b32 v0, v27, v21, 0x5040100
-v_add_co_u32 v19, s78, s78, v79
+v_add_co_u32 v19, s78, s78, v80
 v_add_co_ci_u32_e64 v20, null, s80, 0, s78
-v_add_co_u32 v25, s78, s83, v79
+v_add_co_u32 v25, s78, s83, v80
 v_add_co_ci_u32_e64 v26, null, s81, 0, s78
 global_load_dwordx2 v[19:20], v[19:20], off
 global_load_dwordx2 v[25:26], v[25:26], off
@@ -1687,9 +1687,9 @@ v_readlane_b32 s78, v99, 23
 v_dot2c_f32_f16 v71, s84, v0
 v_dot2c_f32_f16 v70, s84, v21
 v_dot2c_f32_f16 v69, s84, v27
-v_dot2c_f32_f16 v68, s84, v22
-v_dot2c_f32_f16 v67, s86, v0
-v_dot2c_f32_f16 v66, s86, v21
+v_dot2c_f32_f16 v67, s84, v22
+v_dot2c_f32_f16 v66, s86, v0
+v_dot2c_f32_f16 v65, s86, v21
 v_dot2c_f32_f16 v64, s86, v27
 v_dot2c_f32_f16 v63, s86, v22
 v_dot2c_f32_f16 v62, s87, v0
@@ -1729,9 +1729,9 @@ v_readlane_b32 s84, v88, 31
 v_readlane_b32 s82, v89, 31
 s_waitcnt vmcnt(10)
 v_perm_b32 v0, v29, v23, 0x5040100
-v_add_co_u32 v21, s77, s77, v79
+v_add_co_u32 v21, s77, s77, v80
 v_add_co_ci_u32_e64 v22, null, s79, 0, s77
-v_add_co_u32 v27, s77, s84, v79
+v_add_co_u32 v27, s77, s84, v80
 v_add_co_ci_u32_e64 v28, null, s82, 0, s77
 global_load_dwordx2 v[21:22], v[21:22], off
 global_load_dwordx2 v[27:28], v[27:28], off
@@ -1742,9 +1742,9 @@ v_readlane_b32 s77, v99, 25
 v_dot2c_f32_f16 v71, s83, v0
 v_dot2c_f32_f16 v70, s83, v23
 v_dot2c_f32_f16 v69, s83, v29
-v_dot2c_f32_f16 v68, s83, v24
-v_dot2c_f32_f16 v67, s85, v0
-v_dot2c_f32_f16 v66, s85, v23
+v_dot2c_f32_f16 v67, s83, v24
+v_dot2c_f32_f16 v66, s85, v0
+v_dot2c_f32_f16 v65, s85, v23
 v_dot2c_f32_f16 v64, s85, v29
 v_dot2c_f32_f16 v63, s85, v24
 v_dot2c_f32_f16 v62, s88, v0
@@ -1787,9 +1787,9 @@ v_readlane_b32 s78, v99, 27
 v_dot2c_f32_f16 v71, s79, v0
 v_dot2c_f32_f16 v70, s79, v23
 v_dot2c_f32_f16 v69, s79, v24
-v_dot2c_f32_f16 v68, s79, v29
-v_dot2c_f32_f16 v67, s82, v0
-v_dot2c_f32_f16 v66, s82, v23
+v_dot2c_f32_f16 v67, s79, v29
+v_dot2c_f32_f16 v66, s82, v0
+v_dot2c_f32_f16 v65, s82, v23
 v_dot2c_f32_f16 v64, s82, v24
 v_dot2c_f32_f16 v63, s82, v29
 v_dot2c_f32_f16 v62, s84, v0
@@ -1832,9 +1832,9 @@ v_readlane_b32 s77, v99, 29
 v_dot2c_f32_f16 v71, s80, v0
 v_dot2c_f32_f16 v70, s80, v23
 v_dot2c_f32_f16 v69, s80, v24
-v_dot2c_f32_f16 v68, s80, v29
-v_dot2c_f32_f16 v67, s81, v0
-v_dot2c_f32_f16 v66, s81, v23
+v_dot2c_f32_f16 v67, s80, v29
+v_dot2c_f32_f16 v66, s81, v0
+v_dot2c_f32_f16 v65, s81, v23
 v_dot2c_f32_f16 v64, s81, v24
 v_dot2c_f32_f16 v63, s81, v29
 v_dot2c_f32_f16 v62, s83, v0
@@ -1877,9 +1877,9 @@ v_readlane_b32 s78, v96, 30
 v_dot2c_f32_f16 v71, s79, v0
 v_dot2c_f32_f16 v70, s79, v19
 v_dot2c_f32_f16 v69, s79, v23
-v_dot2c_f32_f16 v68, s79, v20
-v_dot2c_f32_f16 v67, s82, v0
-v_dot2c_f32_f16 v66, s82, v19
+v_dot2c_f32_f16 v67, s79, v20
+v_dot2c_f32_f16 v66, s82, v0
+v_dot2c_f32_f16 v65, s82, v19
 v_dot2c_f32_f16 v64, s82, v23
 v_dot2c_f32_f16 v63, s82, v20
 v_dot2c_f32_f16 v62, s84, v0
@@ -1921,9 +1921,9 @@ v_perm_b32 v21, v28, v22, 0x7060302
 v_dot2c_f32_f16 v71, s78, v0
 v_dot2c_f32_f16 v70, s78, v19
 v_dot2c_f32_f16 v69, s78, v20
-v_dot2c_f32_f16 v68, s78, v21
-v_dot2c_f32_f16 v67, s80, v0
-v_dot2c_f32_f16 v66, s80, v19
+v_dot2c_f32_f16 v67, s78, v21
+v_dot2c_f32_f16 v66, s80, v0
+v_dot2c_f32_f16 v65, s80, v19
 v_dot2c_f32_f16 v64, s80, v20
 v_dot2c_f32_f16 v63, s80, v21
 v_dot2c_f32_f16 v62, s81, v0
@@ -1955,7 +1955,7 @@ v_mul_lo_u32 v21, s19, v86
 v_mad_u64_u32 v[19:20], null, s18, v86, s[10:11]
 v_fmac_f32_e32 v90, v87, v95
 v_readfirstlane_b32 s77, v94
-s_add_i32 s62, s62, 1
+s_add_i32 s41, s41, 1
 s_cmp_eq_u32 s0, s76
 s_mov_b32 s78, s76
 v_add3_u32 v20, v21, v20, v0

@@ -18,19 +18,28 @@
 //   QK:  lane = key k0 + lane of the tile. The lane loads its own key's K row
 //        straight from the paged cache (16-byte loads) and computes the 8
 //        scores s[r] = q_r . k (v_dot2_f32_f16 over 8-dim chunks); q_r chunks are
-//        broadcast LDS reads (every lane reads the same 16 bytes).
+//        broadcast LDS reads (every lane reads the same 16 bytes), issued kQA
+//        reads ahead of their use (4 rows of a chunk per step).
 //   softmax: per row max over the 32 lanes with DPP / v_permlanex16 butterflies
 //        (xor 1, 2, 4, 8, 16); the row sum is kept per lane (scaled by the same
 //        alpha) and reduced once after the last tile.
-//   P:   lanes 2i, 2i+1 exchange their p (DPP) and write the f16 pairs
+//   P:   lanes 2i, 2i+1 exchange their p (DPP) and hold the f16 pairs
 //        (p[key 2i], p[key 2i+1]) of rows 0-3 (even lane) / 4-7 (odd lane).
 //   PV:  lane = kDPL head dims (dims lane * kDPL ..), all 8 rows: acc[r][e] +=
-//        dot2((p_r[2i], p_r[2i+1]), (v[2i][d], v[2i+1][d])). The V row of each key
+//        dot2((p_r[2i], p_r[2i+1]), (v[2i][d], v[2i+1][d])); the P pairs are
+//        broadcast by v_readlane into SGPRs (the SGPR operand of v_dot2), so
+//        this phase has no LDS access to wait for. The V row of each key
 //        is a wave-uniform address (v_readlane from the key's lane); the lane loads
 //        its kDPL dims (8 bytes at d128, 16 at d256) and interleaves key pairs.
 //
-// LDS per wave (bytes): Q [8 rows][HEAD] f16 (16 * HEAD) + P [16 key pairs][8 rows]
-// u32 (512) = attn_lds_bytes() / WAVES (config.hpp).
+// LDS per wave (bytes): Q [8 rows][HEAD] f16 (16 * HEAD), then 512 bytes the
+// body does not use (attn_lds_bytes() / WAVES, config.hpp, still counts a P
+// area of [16 key pairs][8 rows] u32 per wave).
+//
+// Rows: the vector path loads and stores whole dwords (16-byte K / Q pieces,
+// 4-16-byte V pieces), so q / out / k_cache / v_cache rows must start on a
+// 4-byte boundary; the generic instance checks it per launch and otherwise runs
+// the same body with element loads and stores (run()).
 //
 // Dtypes: every product is f16 x f16 -> f32 (v_dot2_f32_f16); accumulation f32.
 //  - f16 Q/KV: as is.
@@ -442,17 +451,21 @@ struct AttnBodyDot2 {
     // sched_barrier end every step, so the compiler keeps that order (left free
     // it issues every load of the tile at once and runs out of registers).
     // Loads in flight trade registers for hidden latency (llvm-mca, one wave,
-    // in order, 320-cycle global loads; docs/performance.md): 8 K pieces / 8 V
-    // key pairs hide it at d <= 128 for the multi-wave (prefill) tile; the
-    // one-wave (decode) tile keeps 4 / 3 to fit 128 VGPRs (8 waves per SIMD);
-    // d > 128 reads Q 4 rows at a time and keeps 4 / 3 (fp8 KV or features:
-    // 2 / 1) to fit 160.
+    // in order, 320-cycle global loads; docs/performance.md). llvm-mca counts
+    // every global load also as an LGKM (LDS) operation, so an LDS wait for a
+    // count below the global loads in flight stalls until they land: Q reads run
+    // kQA ahead so the QK waits keep that many in flight, and P reaches P.V by
+    // v_readlane (no LDS wait there). d <= 128: 4 K pieces, V 4 key pairs
+    // (prefill tile) / 3 (one-wave tile: <= 128 VGPRs, 8 waves per SIMD), Q 8
+    // reads ahead in the prefill tile, 4 otherwise; d > 128: 2 K pieces, 2 V key
+    // pairs (fp8 KV or features: 1), Q 4 (2) reads ahead, <= 160 VGPRs. The
+    // element-load path (unaligned rows) keeps 1 / 1 / 2.
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
-        constexpr bool kSplitQ = true;
+    constexpr bool kSplitQ = true;  // 4 Q rows per step (8 cost 16 VGPRs more)
     constexpr bool kLean = kFp8 || FEATS != 0;  // fp8 conversion / feature registers
-        constexpr int kAheadK = HEAD > 128 ? 2 : 4;
+    constexpr int kAheadK = !kAl ? 1 : HEAD > 128 ? 2 : 4;
     constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight
-        constexpr int kLV = HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 ? 4 : 3;  // V key pairs in flight
+    constexpr int kLV = !kAl ? 1 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 ? 4 : 3;  // V key pairs in flight
     // Row address of key `key` of the tile (v_readlane of that key's lane).
     auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
       return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
@@ -463,7 +476,7 @@ struct AttnBodyDot2 {
       dl::mem_order();
       dl::sched_barrier();
     };
-    constexpr int kQA = HEAD <= 128 && WAVES > 1 ? 8 : 4;  // Q reads in flight
+    constexpr int kQA = !kAl ? 2 : HEAD <= 64 ? 4 : HEAD <= 128 && WAVES > 1 ? 8 : kLean && HEAD > 128 ? 2 : 4;  // Q reads in flight
     // Q read n (chunk n / kR, row n % kR).
     auto q_ld = [&](int n) -> U4 { return q_lds.ld((uint32_t)((n % kR) * kNC + n / kR)); };
     int64_t koff_n = 0, voff_n = 0;
@@ -527,7 +540,7 @@ struct AttnBodyDot2 {
             if (n + kQA < kNC * kR) qb[n % kQA] = q_ld(n + kQA);
             UATTN_UNROLL
             for (int e = 0; e < 4; ++e) s[r] = dl::fdot2(q.v[e], kw[4 * cc + e], s[r]);
-            if (kSplitQ && r == kR / 2 - 1) step_end(s, kR / 2);  // d > 128: 4 Q rows in flight, not 8
+            if (kSplitQ && r == kR / 2 - 1) step_end(s, kR / 2);  // 4 Q rows per step
           }
         }
         if (g == kKG / 2) {  // the first V keys of this tile, in flight during the rest of QK
