@@ -924,11 +924,11 @@ void lds_access(uint32_t offset, uint32_t bytes, bool write) {
 
 float exp2(float x) { return std::exp2(x); }
 
-void misaligned(const void* p, uint32_t bytes, bool write) {
+void misaligned(const void* p, uint32_t bytes, uint32_t align, bool write) {
   Engine& e = eng("misaligned");
   const int me = e.cur;
   fail_lane(e, me, fmt("misaligned vector access in %s: lane %d %s %u bytes at %p, which is not %u-byte aligned",
-                       where(e).c_str(), me, rw(write), bytes, p, bytes));
+                       where(e).c_str(), me, rw(write), bytes, p, align));
 }
 
 }  // namespace dl::host

@@ -123,6 +123,74 @@ TEST(Dot2, DwordLoadsAndStores) {
   EXPECT_EQ(buf[7], 8u);
 }
 
+// Dword loads / stores need a 4-byte aligned address (the kernels do not rely
+// on the hardware's unaligned access mode): the host backend fails the launch
+// otherwise. p.num_seqs = byte offset of the access, p.num_segments: 1 = store.
+UATTN_GLOBAL void k_dword_access(AttnParams p) {
+  if (dl::lane_id() != 0) return;
+  const bool store = p.num_segments != 0;
+  const char* in = static_cast<const char*>(p.q) + (store ? 0 : p.num_seqs);
+  char* out = static_cast<char*>(p.out) + (store ? p.num_seqs : 0);
+  dl::st_dwords<4>(out, dl::ld_dwords<4>(in));
+}
+
+TEST(Dot2, DwordAccessMisalignedFailsTheLaunch) {
+  alignas(16) uint8_t in[64], out[64];
+  for (int i = 0; i < 64; ++i) in[i] = (uint8_t)(3 * i + 1);
+  AttnParams p{};
+  p.q = in;
+  p.out = out;
+  Launch l{};
+  l.kernel_name = "k_dword_access";
+  l.grid[0] = l.grid[1] = l.grid[2] = 1;
+  l.threads = 32;
+  l.wave_size = 32;
+  l.lds_bytes = 0;
+  for (int off : {0, 4, 8}) {  // dword-aligned loads and stores pass, values intact
+    p.num_seqs = off;
+    p.num_segments = 0;
+    const Result r = launch(k_dword_access, l, p);
+    ASSERT_TRUE(r.ok) << off << ": " << r.error;
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(out[i], in[off + i]) << off << " byte " << i;
+  }
+  for (int off : {1, 2, 6}) {
+    p.num_seqs = off;
+    p.num_segments = 0;  // misaligned load
+    Result r = launch(k_dword_access, l, p);
+    EXPECT_FALSE(r.ok) << off;
+    EXPECT_NE(r.error.find("misaligned vector access"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("reads 16 bytes"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("not 4-byte aligned"), std::string::npos) << r.error;
+    p.num_segments = 1;  // misaligned store
+    r = launch(k_dword_access, l, p);
+    EXPECT_FALSE(r.ok) << off;
+    EXPECT_NE(r.error.find("misaligned vector access"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("not 4-byte aligned"), std::string::npos) << r.error;
+  }
+}
+
+// The element path of the unaligned rows (dot2::ld_row / st_row with kAl =
+// false): the same dwords as a dword load, from 2-byte / 1-byte aligned rows.
+TEST(Dot2, ElementRowAccessMatchesDwordLayout) {
+  alignas(16) uint8_t in[48], out[48];
+  for (int i = 0; i < 48; ++i) in[i] = (uint8_t)(7 * i + 5);
+  for (int off : {2, 6, 1, 3}) {
+    dl::vec<uint32_t, 4> v;
+    if (off % 2 == 0) v = uattn::dot2::ld_row<false, 2, 4>(in + off);
+    else v = uattn::dot2::ld_row<false, 1, 4>(in + off);
+    for (int i = 0; i < 4; ++i) {
+      uint32_t w;
+      __builtin_memcpy(&w, in + off + 4 * i, 4);
+      EXPECT_EQ(v[i], w) << off << " dword " << i;
+    }
+    for (int i = 0; i < 48; ++i) out[i] = 0xEE;
+    if (off % 2 == 0) uattn::dot2::st_row<false, 2, 4>(out + off, v);
+    else uattn::dot2::st_row<false, 1, 4>(out + off, v);
+    for (int i = 0; i < 48; ++i)
+      EXPECT_EQ(out[i], i >= off && i < off + 16 ? in[i] : 0xEE) << off << " byte " << i;
+  }
+}
+
 // xor_lanes<M> and readlane in a wave32 launch.
 UATTN_GLOBAL void k_dot2_lanes(AttnParams p) {
   uint32_t* out = static_cast<uint32_t*>(p.out) + dl::lane_id() * 6;

@@ -293,8 +293,10 @@ TEST(Bundle, CodeObjectSymbolsEqualTableRows) {
 
 }  // namespace
 
-// Rows that are not 8-element aligned go to the generic instances only
-// (specialised instances move rows with 16-byte vector accesses).
+// Rows that are not 8-element aligned go to the generic instances only, on
+// every built architecture (specialised instances move rows with 16-byte
+// vector accesses on gfx950 and dword accesses on gfx1030; the generic ones
+// test the alignment per launch).
 TEST(Table, UnalignedRowsRouteToGenericInstances) {
   ProblemDesc p;
   p.head_size = 128;
@@ -303,17 +305,21 @@ TEST(Table, UnalignedRowsRouteToGenericInstances) {
   p.num_kv_heads = 1;
   p.max_seqlen_q = p.num_tokens = 1;
   p.max_seqlen_k = 100;
-  for (ForcePath f : {ForcePath::k2D, ForcePath::k3D}) {
-    SelectOptions o;
-    o.path = f;
-    p.rows_aligned = true;
-    const Selection a = select(p, o);
-    ASSERT_TRUE(a.ok) << a.error;
-    p.rows_aligned = false;
-    const Selection u = select(p, o);
-    ASSERT_TRUE(u.ok) << u.error;
-    EXPECT_TRUE(is_generic(*u.attention.row)) << u.attention.row->name;
-    if (full_matrix()) EXPECT_FALSE(is_generic(*a.attention.row)) << a.attention.row->name;
+  for (Arch arch : built_archs()) {
+    for (ForcePath f : {ForcePath::k2D, ForcePath::k3D}) {
+      p.arch = arch;
+      SelectOptions o;
+      o.path = f;
+      p.rows_aligned = true;
+      const Selection a = select(p, o);
+      ASSERT_TRUE(a.ok) << a.error;
+      p.rows_aligned = false;
+      const Selection u = select(p, o);
+      ASSERT_TRUE(u.ok) << u.error;
+      EXPECT_EQ(u.attention.row->arch, arch) << u.attention.row->name;
+      EXPECT_TRUE(is_generic(*u.attention.row)) << u.attention.row->name;
+      if (full_matrix()) EXPECT_FALSE(is_generic(*a.attention.row)) << a.attention.row->name;
+    }
   }
 }
 

@@ -28,8 +28,8 @@ char* lds_base();
 // Records an LDS access of `bytes` at `offset` for race and bounds checking.
 void lds_access(uint32_t offset, uint32_t bytes, bool write);
 float exp2(float x);
-// Fails the launch: a vector global access of `bytes` at `p` is not aligned to `bytes`.
-[[noreturn]] void misaligned(const void* p, uint32_t bytes, bool write);
+// Fails the launch: a vector global access of `bytes` at `p` is not aligned to `align`.
+[[noreturn]] void misaligned(const void* p, uint32_t bytes, uint32_t align, bool write);
 }  // namespace host
 
 inline int wave_size() { return host::wave_size(); }
@@ -61,14 +61,14 @@ inline void mfma_32x32x16(const vec<bf16, 8>& a, const vec<bf16, 8>& b, vec<floa
 // the launch, so a kernel cannot assume more alignment than a problem has.
 template <int N, class T>
 inline vec<T, N> ldg(const T* p) {
-  if ((uintptr_t)p % (N * sizeof(T))) host::misaligned(p, N * sizeof(T), false);
+  if ((uintptr_t)p % (N * sizeof(T))) host::misaligned(p, N * sizeof(T), N * sizeof(T), false);
   vec<T, N> r;
   __builtin_memcpy(&r, p, sizeof(r));
   return r;
 }
 template <int N, class T>
 inline void stg(T* p, const vec<T, N>& v) {
-  if ((uintptr_t)p % (N * sizeof(T))) host::misaligned(p, N * sizeof(T), true);
+  if ((uintptr_t)p % (N * sizeof(T))) host::misaligned(p, N * sizeof(T), N * sizeof(T), true);
   __builtin_memcpy(p, &v, sizeof(v));
 }
 
@@ -97,8 +97,12 @@ inline void cvt_pk_fp8(uint32_t bits, bool hi, T& x0, T& x1) {
 // ---- wave32 packed-math body: host emulation of backend_amd.hpp's set, from the
 // same definitions (AMD "RDNA 2" ISA reference guide, chapters 6 and 12);
 // tests/hostexec/test_dot2.cpp checks them. ----
+// Global loads / stores of N dwords (global_load/store_dword{,x2,x3,x4}): the
+// address must be 4-byte aligned (the kernels do not rely on the hardware's
+// unaligned access mode); misalignment fails the launch like ldg / stg.
 template <int N>
 inline vec<uint32_t, N> ld_dwords(const void* p) {
+  if ((uintptr_t)p % 4u) host::misaligned(p, 4u * N, 4u, false);
   vec<uint32_t, N> r;
   __builtin_memcpy(r.v, p, sizeof(r.v));
   return r;
@@ -109,6 +113,7 @@ inline vec<uint32_t, N> ld_dwords(uint64_t base, uint32_t off) {
 }
 template <int N>
 inline void st_dwords(void* p, const vec<uint32_t, N>& v) {
+  if ((uintptr_t)p % 4u) host::misaligned(p, 4u * N, 4u, true);
   __builtin_memcpy(p, v.v, sizeof(v.v));
 }
 template <int M>

@@ -18,19 +18,28 @@
 //   QK:  lane = key k0 + lane of the tile. The lane loads its own key's K row
 //        straight from the paged cache (16-byte loads) and computes the 8
 //        scores s[r] = q_r . k (v_dot2_f32_f16 over 8-dim chunks); q_r chunks are
-//        broadcast LDS reads (every lane reads the same 16 bytes).
+//        broadcast LDS reads (every lane reads the same 16 bytes), issued kQA
+//        reads ahead of their use (4 rows of a chunk per step).
 //   softmax: per row max over the 32 lanes with DPP / v_permlanex16 butterflies
 //        (xor 1, 2, 4, 8, 16); the row sum is kept per lane (scaled by the same
 //        alpha) and reduced once after the last tile.
-//   P:   lanes 2i, 2i+1 exchange their p (DPP) and write the f16 pairs
+//   P:   lanes 2i, 2i+1 exchange their p (DPP) and hold the f16 pairs
 //        (p[key 2i], p[key 2i+1]) of rows 0-3 (even lane) / 4-7 (odd lane).
 //   PV:  lane = kDPL head dims (dims lane * kDPL ..), all 8 rows: acc[r][e] +=
-//        dot2((p_r[2i], p_r[2i+1]), (v[2i][d], v[2i+1][d])). The V row of each key
+//        dot2((p_r[2i], p_r[2i+1]), (v[2i][d], v[2i+1][d])); the P pairs are
+//        broadcast by v_readlane into SGPRs (the SGPR operand of v_dot2), so
+//        this phase has no LDS access to wait for. The V row of each key
 //        is a wave-uniform address (v_readlane from the key's lane); the lane loads
 //        its kDPL dims (8 bytes at d128, 16 at d256) and interleaves key pairs.
 //
-// LDS per wave (bytes): Q [8 rows][HEAD] f16 (16 * HEAD) + P [16 key pairs][8 rows]
-// u32 (512) = attn_lds_bytes() / WAVES (config.hpp).
+// LDS per wave (bytes): Q [8 rows][HEAD] f16 (16 * HEAD), then 512 bytes the
+// body does not use (attn_lds_bytes() / WAVES, config.hpp, still counts a P
+// area of [16 key pairs][8 rows] u32 per wave).
+//
+// Rows: the vector path loads and stores whole dwords (16-byte K / Q pieces,
+// 4-16-byte V pieces), so q / out / k_cache / v_cache rows must start on a
+// 4-byte boundary; the generic instance checks it per launch and otherwise runs
+// the same body with element loads and stores (run()).
 //
 // Dtypes: every product is f16 x f16 -> f32 (v_dot2_f32_f16); accumulation f32.
 //  - f16 Q/KV: as is.
@@ -80,6 +89,61 @@ UATTN_INLINE uint32_t fp8_interleave(uint32_t wa, uint32_t wb, int e) {
 UATTN_INLINE uint32_t bf16_pair_to_f16(uint32_t w) {
   return dl::cvt_pkrtz(dl::bits_as_float(w << 16), dl::bits_as_float(w & 0xFFFF0000u));
 }
+// q = n / d, r = n % d for 0 <= n, 1 <= d < 2^31 and a quotient below 2^31
+// (packed row / qpk). Branch-free: a 64-bit integer division compiles to a
+// 32-bit fast path and a 64-bit path laid out out of line, which splits the
+// kernel's control flow. The f64 quotient is within 2^-20 of n / d (n and 1 / d
+// rounded once each, relative error 2^-53 each, quotient < 2^31), so its
+// truncation is off by at most one, fixed by one step each way.
+UATTN_INLINE void divmod_rows(int64_t n, int d, int& q, int& r) {
+  int64_t qq = (int64_t)((double)n / (double)d);
+  int64_t rr = n - qq * d;
+  qq = rr < 0 ? qq - 1 : qq;
+  rr = rr < 0 ? rr + d : rr;
+  qq = rr >= d ? qq + 1 : qq;
+  rr = rr >= d ? rr - d : rr;
+  q = (int)qq;
+  r = (int)rr;
+}
+
+// Unsigned integer of B bytes (the element loads of the unaligned path).
+template <int B> struct UIntOf;
+template <> struct UIntOf<1> { using type = uint8_t; };
+template <> struct UIntOf<2> { using type = uint16_t; };
+// N dwords of rows of B-byte elements at `ptr`: one dword load of N dwords
+// (the address must be 4-byte aligned: kAl) or 4 / B element loads per dword.
+template <bool kAl, int B, int N>
+UATTN_INLINE dl::vec<uint32_t, N> ld_row(const void* ptr) {
+  if constexpr (kAl) {
+    return dl::ld_dwords<N>(ptr);
+  } else {
+    using E = typename UIntOf<B>::type;
+    const E* e = static_cast<const E*>(ptr);
+    dl::vec<uint32_t, N> r;
+    UATTN_UNROLL
+    for (int i = 0; i < N; ++i) {
+      uint32_t w = 0;
+      UATTN_UNROLL
+      for (int b = 0; b < 4 / B; ++b) w |= (uint32_t)e[i * (4 / B) + b] << (8 * B * b);
+      r[i] = w;
+    }
+    return r;
+  }
+}
+template <bool kAl, int B, int N>
+UATTN_INLINE void st_row(void* ptr, const dl::vec<uint32_t, N>& v) {
+  if constexpr (kAl) {
+    dl::st_dwords<N>(ptr, v);
+  } else {
+    using E = typename UIntOf<B>::type;
+    E* e = static_cast<E*>(ptr);
+    UATTN_UNROLL
+    for (int i = 0; i < N; ++i)
+      UATTN_UNROLL
+      for (int b = 0; b < 4 / B; ++b) e[i * (4 / B) + b] = (E)(v[i] >> (8 * B * b));
+  }
+}
+
 // Clamp to the finite f16 range (NaN stays NaN), like v_cvt_pkrtz's saturation.
 UATTN_INLINE float sat_f16(float f) { return f > 65504.0f ? 65504.0f : f < -65504.0f ? -65504.0f : f; }
 // f32 -> f16 bits, round to nearest even (v_cvt_f16_f32).
@@ -142,8 +206,11 @@ struct AttnBodyDot2 {
   // `row` (wave-uniform) + the lane's byte offset.
   static constexpr int kVDw = kDPL * (int)sizeof(KVT) / 4;
   static_assert(kVDw >= 1, "V loads of at least 4 bytes");
+  template <bool kAl>
   UATTN_INLINE static void v_load(uint64_t row, uint32_t lane_off, uint32_t (&raw)[kVDw]) {
-    const auto x = dl::ld_dwords<kVDw>(row, lane_off);
+    dl::vec<uint32_t, kVDw> x;
+    if constexpr (kAl) x = dl::ld_dwords<kVDw>(row, lane_off);
+    else x = dot2::ld_row<false, (int)sizeof(KVT), kVDw>(reinterpret_cast<const char*>(row) + lane_off);
     UATTN_UNROLL
     for (int i = 0; i < kVDw; ++i) raw[i] = x[i];
   }
@@ -167,19 +234,22 @@ struct AttnBodyDot2 {
   }
 
   // 2D epilogue: kDPL elements of one row in OT (packed into one store).
-  template <class OT>
+  template <class OT, bool kAl>
   UATTN_INLINE static void store_row(const AttnParams& p, int64_t token, int head, int d0, const float* a, float inv) {
     OT* out = static_cast<OT*>(p.out) + token * p.o_stride_token + (int64_t)head * p.o_stride_head + d0;
     if constexpr (sizeof(OT) == 1) {
       uint32_t w[(kDPL + 3) / 4] = {};
       UATTN_UNROLL
       for (int e = 0; e < kDPL; ++e) w[e / 4] |= (uint32_t)out_value<OT>(a[e] * inv, p.output_scale).bits << (8 * (e % 4));
-      if constexpr (kDPL == 2) *reinterpret_cast<uint16_t*>(out) = (uint16_t)w[0];
+      if constexpr (kDPL == 2) {
+        if constexpr (kAl) *reinterpret_cast<uint16_t*>(out) = (uint16_t)w[0];
+        else { reinterpret_cast<uint8_t*>(out)[0] = (uint8_t)w[0]; reinterpret_cast<uint8_t*>(out)[1] = (uint8_t)(w[0] >> 8); }
+      }
       else {
         dl::vec<uint32_t, kDPL / 4> v;
         UATTN_UNROLL
         for (int i = 0; i < kDPL / 4; ++i) v[i] = w[i];
-        dl::st_dwords<kDPL / 4>(out, v);
+        dot2::st_row<kAl, 1, kDPL / 4>(out, v);
       }
     } else {
       dl::vec<uint32_t, kDPL / 2> v;
@@ -189,11 +259,41 @@ struct AttnBodyDot2 {
         const OT hi = out_value<OT>(a[2 * i + 1] * inv, p.output_scale);
         v[i] = (uint32_t)__builtin_bit_cast(uint16_t, lo) | ((uint32_t)__builtin_bit_cast(uint16_t, hi) << 16);
       }
-      dl::st_dwords<kDPL / 2>(out, v);
+      dot2::st_row<kAl, 2, kDPL / 2>(out, v);
     }
   }
 
+  // The generic instance (any block size, every feature) serves every problem,
+  // including rows that start on a 2-byte (1-byte for fp8) boundary: it tests
+  // rows_dword_aligned() once per launch and runs the element-load path
+  // otherwise. The specialised instances are selected only for rows_aligned
+  // problems (dispatch: ProblemDesc::rows_aligned), which are 4-byte aligned.
+  static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
+    if constexpr (kGeneric) {
+      if (!rows_dword_aligned(p)) { run_rows<false>(p, lds); return; }
+    }
+    run_rows<true>(p, lds);
+  }
+  // Every q / out / k_cache / v_cache row starts on a 4-byte boundary (base
+  // address and every token / head / block / slot stride in bytes), so the
+  // dword loads and stores of the vector path are aligned: a dword-multiple
+  // global access needs a 4-byte aligned address unless the hardware's
+  // unaligned access mode is on (AMD "RDNA 2" ISA reference guide, memory
+  // alignment), which the kernels do not rely on. The host backend checks it.
+  UATTN_INLINE static bool rows_dword_aligned(const AttnParams& p) {
+    const int ob = p.out_dtype == (int32_t)DType::fp8e4m3 ? 1 : (int)sizeof(QT);
+    const auto al = [](const void* ptr, int64_t strides, int bytes) {
+      return ((uint64_t)(uintptr_t)ptr % 4u) == 0 && ((uint64_t)(strides * bytes) % 4u) == 0;
+    };
+    return al(p.q, p.q_stride_token | p.q_stride_head, (int)sizeof(QT)) &&
+           al(p.out, p.o_stride_token | p.o_stride_head, ob) &&
+           al(p.k_cache, p.k_stride_block | p.k_stride_slot | p.k_stride_head, (int)sizeof(KVT)) &&
+           al(p.v_cache, p.v_stride_block | p.v_stride_slot | p.v_stride_head, (int)sizeof(KVT));
+  }
+
+  template <bool kAl>
+  UATTN_INLINE static void run_rows(const AttnParams& p, char* lds) {
     const int qpk = p.num_q_heads / p.num_kv_heads;
     const int kvh = dl::block_id_y();
     const int64_t x = dl::block_id_x();
@@ -221,10 +321,12 @@ struct AttnBodyDot2 {
     if (mw >= rows_total) return;  // uniform over the wave (waves never synchronise)
 
     // Rows of this wave (wave-uniform): token p_tok[r], head hd[r], valid iff r < nrows.
+    int t_first, h_first;  // row mw = (token t_first, head h_first)
+    dot2::divmod_rows(mw, qpk, t_first, h_first);
     const int nrows = (int)(rows_total - mw < kR ? rows_total - mw : kR);
     int p_tok[kR], hd[kR];
     {
-      int t = (int)(mw / qpk), h = (int)(mw % qpk);
+      int t = t_first, h = h_first;
       UATTN_UNROLL
       for (int r = 0; r < kR; ++r) {
         p_tok[r] = r < nrows ? t : 0;
@@ -233,7 +335,7 @@ struct AttnBodyDot2 {
       }
     }
     const bool win_on = kWin && p.window_left >= 0;
-    const int p_first = (int)(mw / qpk), p_last = (int)((mw + nrows - 1) / qpk);
+    const int p_first = t_first, p_last = t_first + (int)((uint32_t)(h_first + nrows - 1) / (uint32_t)qpk);
     const int kv_hi = ctx + p_last + 1;  // keys [kv_lo, kv_hi) are seen by some row of the wave
     int kv_lo = 0;
     if (win_on) { kv_lo = ctx + p_first - p.window_left; if (kv_lo < 0) kv_lo = 0; }
@@ -258,7 +360,6 @@ struct AttnBodyDot2 {
 
     const uint32_t wbase = (uint32_t)wave * kWaveLds;
     const dl::Lds<U4> q_lds{lds, wbase, (uint32_t)(kR * kNC)};
-    const dl::Lds<U4> p_lds{lds, wbase + kQBytes, 32u};
 
     // Stage this wave's Q rows as f16 [8][HEAD] (padding rows: zero).
     UATTN_UNROLL
@@ -266,20 +367,24 @@ struct AttnBodyDot2 {
       const int idx = lane + 32 * i;
       if (kR * kNC % 32 == 0 || idx < kR * kNC) {
         const int r = idx / kNC, c = idx % kNC;
-        U4 v{{0u, 0u, 0u, 0u}};
-        if (r < nrows) {
-          const QT* qrow = static_cast<const QT*>(p.q) + ((int64_t)q_start + (mw + r) / qpk) * p.q_stride_token +
-                           (int64_t)(kvh * qpk + (int)((mw + r) % qpk)) * p.q_stride_head;
-          const auto raw = dl::ld_dwords<4>(qrow + 8 * c);
-          UATTN_UNROLL
-          for (int e = 0; e < 4; ++e) {
-            if constexpr (kBf16) {
-              const uint32_t lo16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] << 16)));
-              const uint32_t hi16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] & 0xFFFF0000u)));
-              v.v[e] = (uint32_t)lo16 | ((uint32_t)hi16 << 16);
-            } else {
-              v.v[e] = raw[e];
-            }
+        // Padding rows (r >= nrows) read row nrows - 1 and store zeros: no branch
+        // around the load (the compiler would lay the skipped path out of line).
+        const int rr = r < nrows ? r : nrows - 1;
+        const uint32_t hr = (uint32_t)(h_first + rr);  // < qpk + 8
+        const int tr = t_first + (int)(hr / (uint32_t)qpk), hq = (int)(hr % (uint32_t)qpk);
+        const QT* qrow = static_cast<const QT*>(p.q) + ((int64_t)q_start + tr) * p.q_stride_token +
+                         (int64_t)(kvh * qpk + hq) * p.q_stride_head;
+        const auto raw = dot2::ld_row<kAl, (int)sizeof(QT), 4>(qrow + 8 * c);
+        const uint32_t keep = r < nrows ? ~0u : 0u;
+        U4 v;
+        UATTN_UNROLL
+        for (int e = 0; e < 4; ++e) {
+          if constexpr (kBf16) {
+            const uint32_t lo16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] << 16)));
+            const uint32_t hi16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] & 0xFFFF0000u)));
+            v.v[e] = ((uint32_t)lo16 | ((uint32_t)hi16 << 16)) & keep;
+          } else {
+            v.v[e] = raw[e] & keep;
           }
         }
         q_lds.st((uint32_t)idx, v);
@@ -346,17 +451,21 @@ struct AttnBodyDot2 {
     // sched_barrier end every step, so the compiler keeps that order (left free
     // it issues every load of the tile at once and runs out of registers).
     // Loads in flight trade registers for hidden latency (llvm-mca, one wave,
-    // in order, 320-cycle global loads; docs/performance.md): 8 K pieces / 8 V
-    // key pairs hide it at d <= 128 for the multi-wave (prefill) tile; the
-    // one-wave (decode) tile keeps 4 / 3 to fit 128 VGPRs (8 waves per SIMD);
-    // d > 128 reads Q 4 rows at a time and keeps 4 / 3 (fp8 KV or features:
-    // 2 / 1) to fit 160.
+    // in order, 320-cycle global loads; docs/performance.md). llvm-mca counts
+    // every global load also as an LGKM (LDS) operation, so an LDS wait for a
+    // count below the global loads in flight stalls until they land: Q reads run
+    // kQA ahead so the QK waits keep that many in flight, and P reaches P.V by
+    // v_readlane (no LDS wait there). d <= 128: 4 K pieces, V 4 key pairs
+    // (prefill tile) / 3 (one-wave tile: <= 128 VGPRs, 8 waves per SIMD), Q 8
+    // reads ahead in the prefill tile, 4 otherwise; d > 128: 2 K pieces, 2 V key
+    // pairs (fp8 KV or features: 1), Q 4 (2) reads ahead, <= 160 VGPRs. The
+    // element-load path (unaligned rows) keeps 1 / 1 / 2.
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
-    constexpr bool kSplitQ = HEAD > 128;
+    constexpr bool kSplitQ = true;  // 4 Q rows per step (8 cost 16 VGPRs more)
     constexpr bool kLean = kFp8 || FEATS != 0;  // fp8 conversion / feature registers
-    constexpr int kAheadK = HEAD > 128 ? (kLean ? 2 : 4) : WAVES > 1 ? 8 : 4;
+    constexpr int kAheadK = !kAl ? 1 : HEAD > 128 ? 2 : 4;
     constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight
-    constexpr int kLV = HEAD > 128 ? (kLean ? 1 : 3) : WAVES > 1 ? 8 : 3;  // V key pairs in flight
+    constexpr int kLV = !kAl ? 1 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 ? 4 : 3;  // V key pairs in flight
     // Row address of key `key` of the tile (v_readlane of that key's lane).
     auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
       return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
@@ -367,12 +476,15 @@ struct AttnBodyDot2 {
       dl::mem_order();
       dl::sched_barrier();
     };
+    constexpr int kQA = !kAl ? 2 : HEAD <= 64 ? 4 : HEAD <= 128 && WAVES > 1 ? 8 : kLean && HEAD > 128 ? 2 : 4;  // Q reads in flight
+    // Q read n (chunk n / kR, row n % kR).
+    auto q_ld = [&](int n) -> U4 { return q_lds.ld((uint32_t)((n % kR) * kNC + n / kR)); };
     int64_t koff_n = 0, voff_n = 0;
     dl::vec<uint32_t, 4> kr[kKG];
     if (t0 < t1) {
       key_offsets(key_block(t0 * BN), koff_n, voff_n);
       UATTN_UNROLL
-      for (int g = 0; g < kLK; ++g) kr[g] = dl::ld_dwords<4>(kc + koff_n + 16 * g);
+      for (int g = 0; g < kLK; ++g) kr[g] = dot2::ld_row<kAl, (int)sizeof(KVT), 4>(kc + koff_n + 16 * g);
     }
 
     for (int tile = t0; tile < t1; ++tile) {
@@ -404,9 +516,12 @@ struct AttnBodyDot2 {
       float s[kR];
       UATTN_UNROLL
       for (int r = 0; r < kR; ++r) s[r] = 0.0f;
+      U4 qb[kQA];
+      UATTN_UNROLL
+      for (int n = 0; n < kQA; ++n) qb[n] = q_ld(n);
       UATTN_UNROLL
       for (int g = 0; g < kKG; ++g) {
-        if (g + kLK < kKG) kr[g + kLK] = dl::ld_dwords<4>(krow + 16 * (g + kLK));
+        if (g + kLK < kKG) kr[g + kLK] = dot2::ld_row<kAl, (int)sizeof(KVT), 4>(krow + 16 * (g + kLK));
         uint32_t kw[kFp8 ? 8 : 4];
         if constexpr (kFp8) {
           UATTN_UNROLL
@@ -420,15 +535,17 @@ struct AttnBodyDot2 {
           const int c = (kFp8 ? 2 : 1) * g + cc;
           UATTN_UNROLL
           for (int r = 0; r < kR; ++r) {
-            const U4 q = q_lds.ld((uint32_t)(r * kNC + c));
+            const int n = c * kR + r;  // Q read n of the tile (chunk c, row r)
+            const U4 q = qb[n % kQA];
+            if (n + kQA < kNC * kR) qb[n % kQA] = q_ld(n + kQA);
             UATTN_UNROLL
             for (int e = 0; e < 4; ++e) s[r] = dl::fdot2(q.v[e], kw[4 * cc + e], s[r]);
-            if (kSplitQ && r == kR / 2 - 1) step_end(s, kR / 2);  // d > 128: 4 Q rows in flight, not 8
+            if (kSplitQ && r == kR / 2 - 1) step_end(s, kR / 2);  // 4 Q rows per step
           }
         }
         if (g == kKG / 2) {  // the first V keys of this tile, in flight during the rest of QK
           UATTN_UNROLL
-          for (int i = 0; i < 2 * kLV; ++i) v_load(v_row(vaddr, i), v_lane_off, vraw[i]);
+          for (int i = 0; i < 2 * kLV; ++i) v_load<kAl>(v_row(vaddr, i), v_lane_off, vraw[i]);
         }
         step_end(s, kR);
       }
@@ -462,14 +579,13 @@ struct AttnBodyDot2 {
         for (int e = 0; e < kDPL; ++e) acc[r][e] *= alpha;
       }
 
-      // ---- P to LDS: lane 2i writes rows 0-3, lane 2i+1 rows 4-7 of key pair i ----
-      dl::wave_barrier();  // the previous tile's P reads are done
+      // ---- P packed: lane 2i holds rows 0-3, lane 2i+1 rows 4-7 of key pair i ----
+      U4 w;
       {
         // Bit selects (v_bfi_b32): a `?:` on s[] becomes a dynamically indexed
         // array read, which the compiler lowers to compare/select chains.
         const uint32_t odd = 0u - (uint32_t)(lane & 1);  // all ones in odd lanes
         const uint32_t sh = (uint32_t)(lane & 1) * 16u;
-        U4 w;
         UATTN_UNROLL
         for (int i = 0; i < 4; ++i) {
           const uint32_t lo = dl::float_as_bits(s[i]), hi = dl::float_as_bits(s[4 + i]);
@@ -479,29 +595,36 @@ struct AttnBodyDot2 {
           const uint32_t hm = dot2::h16(dl::bits_as_float(mine)), hr = dot2::h16(recv);
           w.v[i] = (hm << sh) | (hr << (16u - sh));  // even lane: (mine, recv); odd lane: (recv, mine)
         }
-        p_lds.st((uint32_t)lane, w);
       }
-      dl::wave_barrier();  // P written by the wave's lanes, read by all of them
 
       // Next tile's K/V rows.
       key_offsets(next, koff_n, voff_n);
 
-      // ---- PV: acc[r][e] += sum_j p_r[j] v_j[d0 + e] (P read one step ahead) ----
-      U4 pa_n = p_lds.ld(0u), pb_n = p_lds.ld(1u);
+      // ---- PV: acc[r][e] += sum_j p_r[j] v_j[d0 + e] (P broadcast one step ahead) ----
+      // The f16 pairs of key pair i come from lanes 2i / 2i + 1 by v_readlane into
+      // SGPRs (the SGPR operand of v_dot2): no LDS round trip, so no LDS wait in
+      // this phase while V loads are in flight.
+      auto p_get = [&](int kk) -> U4 {
+        U4 o;
+        UATTN_UNROLL
+        for (int e = 0; e < 4; ++e) o.v[e] = dl::readlane(w.v[e], kk);
+        return o;
+      };
+      U4 pa_n = p_get(0), pb_n = p_get(1);
       UATTN_UNROLL
       for (int i = 0; i < 16; ++i) {
         if (i + kLV < 16) {
-          v_load(v_row(vaddr, 2 * (i + kLV)), v_lane_off, vraw[2 * (i + kLV)]);
-          v_load(v_row(vaddr, 2 * (i + kLV) + 1), v_lane_off, vraw[2 * (i + kLV) + 1]);
+          v_load<kAl>(v_row(vaddr, 2 * (i + kLV)), v_lane_off, vraw[2 * (i + kLV)]);
+          v_load<kAl>(v_row(vaddr, 2 * (i + kLV) + 1), v_lane_off, vraw[2 * (i + kLV) + 1]);
         }
         uint32_t vw[kDPL];
         v_pairs(vraw[2 * i], vraw[2 * i + 1], vw);
         if (i == 8) {  // the next tile's first K pieces (this tile's again after the last)
           UATTN_UNROLL
-          for (int g = 0; g < kLK; ++g) kr[g] = dl::ld_dwords<4>(kc + koff_n + 16 * g);
+          for (int g = 0; g < kLK; ++g) kr[g] = dot2::ld_row<kAl, (int)sizeof(KVT), 4>(kc + koff_n + 16 * g);
         }
         const U4 pa = pa_n, pb = pb_n;
-        if (i + 1 < 16) { pa_n = p_lds.ld((uint32_t)(2 * i + 2)); pb_n = p_lds.ld((uint32_t)(2 * i + 3)); }
+        if (i + 1 < 16) { pa_n = p_get(2 * i + 2); pb_n = p_get(2 * i + 3); }
         const uint32_t pr[kR] = {pa.v[0], pa.v[1], pa.v[2], pa.v[3], pb.v[0], pb.v[1], pb.v[2], pb.v[3]};
         UATTN_UNROLL
         for (int r = 0; r < kR; ++r)
@@ -522,8 +645,8 @@ struct AttnBodyDot2 {
         if (r < nrows && lane_stores) {
           const float inv = l_row[r] > 0.0f ? p.v_scale * kKVUnit / l_row[r] : 0.0f;
           const int64_t token = (int64_t)q_start + p_tok[r];
-          if (p.out_dtype == (int32_t)DType::fp8e4m3) store_row<dl::fp8e4m3>(p, token, hd[r], d0, acc[r], inv);
-          else store_row<QT>(p, token, hd[r], d0, acc[r], inv);
+          if (p.out_dtype == (int32_t)DType::fp8e4m3) store_row<dl::fp8e4m3, kAl>(p, token, hd[r], d0, acc[r], inv);
+          else store_row<QT, kAl>(p, token, hd[r], d0, acc[r], inv);
         }
       }
     } else {
