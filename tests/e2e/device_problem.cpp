@@ -1,6 +1,7 @@
 #include "device_problem.hpp"
 
 #include <cstring>
+#include <memory>
 
 // With the CPU-backed HIP device (tests/hipcpu) linked in, the text behind an
 // asynchronous HIP error; absent (null) with the real HIP runtime.
@@ -160,13 +161,28 @@ RunOutcome run_on_device(Runtime* rt, testing::Problem& prob, const RunSpec& s) 
   size_t ws_bytes = s.workspace_bytes;
   bool own_ws = false;
   uattn_options_t copt{(int32_t)s.opt.path, s.opt.filter.empty() ? nullptr : s.opt.filter.c_str(), s.opt.num_segments};
-  const uattn_args_t cargs = dp.c_args();
+  AttentionArgs args = dp.args();
+  uattn_args_t cargs = dp.c_args();
+  void* status = nullptr;
+  std::shared_ptr<void> status_guard;  // frees the status buffer on every return
+  if (s.checked) {
+    const hipError_t e = hipMalloc(&status, kIndexStatusBytes);
+    if (e != hipSuccess) { r.error = hip_text("hipMalloc(index_status)", e); return r; }
+    status_guard.reset(status, [](void* p) { (void)hipFree(p); });
+    (void)hipMemset(status, 0xA5, kIndexStatusBytes);  // the check kernel must write every word
+    args.index_status = cargs.index_status = static_cast<uint32_t*>(status);
+  }
+  if (s.host_copies) {
+    args.cu_seqlens_q_host = cargs.cu_seqlens_q_host = static_cast<const int32_t*>(prob.cu_seqlens_q.ptr);
+    args.seqused_k_host = cargs.seqused_k_host = static_cast<const int32_t*>(prob.seqused_k.ptr);
+    args.block_table_host = cargs.block_table_host = static_cast<const int32_t*>(prob.block_table.ptr);
+  }
   if (!ws) {
     if (s.c_api) {
       const uattn_status_t c = uattn_workspace_size(s.c_runtime, &cargs, &copt, &ws_bytes);
       st = Status{(int)c, uattn_last_error_message()};
     } else {
-      st = rt->workspace_size(dp.args(), &ws_bytes, s.opt);
+      st = rt->workspace_size(args, &ws_bytes, s.opt);
     }
     if (!st.ok()) { r.error = "workspace_size: " + st.message; return r; }
     if (ws_bytes) {
@@ -175,12 +191,12 @@ RunOutcome run_on_device(Runtime* rt, testing::Problem& prob, const RunSpec& s) 
       own_ws = true;
     }
   }
-  if (rt) (void)rt->plan(dp.args(), &r.sel, s.opt);
+  if (rt) (void)rt->plan(args, &r.sel, s.opt);
   if (s.c_api) {
     const uattn_status_t c = uattn_run(s.c_runtime, &cargs, ws, ws_bytes, s.stream, &copt);
     st = Status{(int)c, uattn_last_error_message()};
   } else {
-    st = rt->run(dp.args(), ws, ws_bytes, s.stream, s.opt);
+    st = rt->run(args, ws, ws_bytes, s.stream, s.opt);
   }
   hipError_t e = hipStreamSynchronize(s.stream);
   if (own_ws) (void)hipFree(ws);

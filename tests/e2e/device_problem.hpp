@@ -63,6 +63,8 @@ struct RunSpec {
   size_t workspace_bytes = 0;
   bool c_api = false;            // through uattn_run instead of Runtime::run
   uattn_runtime_t* c_runtime = nullptr;
+  bool checked = false;          // a checked launch (a status buffer of kIndexStatusBytes is allocated)
+  bool host_copies = false;      // pass the host copies of the index arrays (run() checks them)
 };
 
 // Poisons the output, runs through the runtime, synchronises the stream,
