@@ -20,8 +20,8 @@ namespace uattn::e2e {
 class DeviceProblem {
  public:
   // pad_rows: extra rows of q and out past the last sequence's tokens (the
-  // padding serving engines add for graph capture; SPEC.md s.1). They hold
-  // poison and must come back unchanged.
+  // padding serving engines add for graph capture; SPEC.md s.1). q's hold NaN;
+  // out's hold a finite sentinel (0x5A bytes) and must come back unchanged.
   explicit DeviceProblem(testing::Problem& host, int pad_rows = 0);
   ~DeviceProblem();
   DeviceProblem(const DeviceProblem&) = delete;
@@ -33,7 +33,7 @@ class DeviceProblem {
 
   // Copies out (valid rows) back into host.out; false with error() on failure.
   bool download();
-  // True when every byte of the padding rows of out still holds the poison.
+  // True when every byte of the padding rows of out still holds the sentinel.
   bool padding_intact() const;
 
  private:
