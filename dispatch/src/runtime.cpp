@@ -250,7 +250,7 @@ Status check_scratch_overlap(const AttentionArgs& a, const void* ws, size_t ws_b
   return Status::Ok();
 }
 
-Status launch(hipFunction_t f, const KernelLaunch& k, AttnParams* params, void* stream) {
+Status launch(hipFunction_t f, const KernelLaunch& k, AttnParams* params, void* stream, const char* name = nullptr) {
   size_t size = sizeof(AttnParams);
   void* config[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, params, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
                     HIP_LAUNCH_PARAM_END};
@@ -258,7 +258,7 @@ Status launch(hipFunction_t f, const KernelLaunch& k, AttnParams* params, void* 
                                              static_cast<hipStream_t>(stream), nullptr, config);
   if (e == hipSuccess) return Status::Ok();
   std::ostringstream c;
-  c << "hipModuleLaunchKernel(" << k.row->name << ", grid " << k.grid.x << "x" << k.grid.y << "x" << k.grid.z
+  c << "hipModuleLaunchKernel(" << (name ? name : k.row->name) << ", grid " << k.grid.x << "x" << k.grid.y << "x" << k.grid.z
     << ", block " << k.threads << ")";
   return hip_failed(c.str(), e);
 }
@@ -367,11 +367,12 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
   if (!s.ok()) return s;
   AttnParams params = make_params(args, sel, workspace);
   if (params.status) {
-    KernelLaunch ck;
-    ck.row = sel.attention.row;  // named in launch errors only
+    KernelLaunch ck;  // one wave (check.hpp)
+    ck.row = sel.attention.row;
     ck.grid = {1, 1, 1};
     ck.threads = (uint32_t)arch_record(sel.attention.row->arch).wave_size;
-    s = launch(fc, ck, &params, stream);
+    const std::string name = "uattn_" + std::string(to_string(sel.attention.row->arch)) + "_check";
+    s = launch(fc, ck, &params, stream, name.c_str());
     if (!s.ok()) return s;
   }
   s = launch(fa, sel.attention, &params, stream);

@@ -135,7 +135,11 @@ uattn_status_t uattn_workspace_size(uattn_runtime_t* rt, const uattn_args_t* arg
 /* Validates, selects an instance for the current HIP device and launches it
  * (plus the reduce kernel on the 3D path) on `stream` (a hipStream_t; NULL = the
  * default stream). Asynchronous; workspace must hold uattn_workspace_size bytes
- * of device memory (may be NULL when that is 0). */
+ * of device memory (may be NULL when that is 0), sharing no memory with a tensor.
+ * With args->*_host set, the host copies are checked first (nothing launched on a
+ * violation: UATTN_ERR_INVALID_ARGUMENT). With args->index_status set (a checked
+ * launch) the call is synchronous: it waits for the stream and returns
+ * UATTN_ERR_INVALID_INDEX when the device check found invalid index data. */
 uattn_status_t uattn_run(uattn_runtime_t* rt, const uattn_args_t* args, void* workspace, size_t workspace_bytes,
                          void* stream, const uattn_options_t* opt);
 
