@@ -498,6 +498,10 @@ const Violation kViolations[] = {
        i32(p.block_table)[2 * p.params.block_table_stride] = 1 << 30;
      }, nullptr},
     {"block id negative", [](ut::Problem& p) { i32(p.block_table)[4] = -1; }, nullptr},
+    {"two violations (the first is reported)", [](ut::Problem& p) {
+       i32(p.block_table)[2 * p.params.block_table_stride] = 1 << 30;  // sequence 2
+       i32(p.seqused_k)[1] = 8;                                        // sequence 1: reported
+     }, nullptr},
     {"cu_seqlens_q[num_seqs] > num_tokens", [](ut::Problem& p) {
        i32(p.cu_seqlens_q)[3] = p.num_tokens + 3;  // q has 2 padding rows: one row past q
        i32(p.seqused_k)[2] = 7;                     // keeps seqused_k >= q_len for the longer sequence
@@ -526,6 +530,8 @@ TEST_P(Checked, InvalidIndexDataIsReportedAndNothingIsWritten) {
         const Status expected = validate_indices(a, i32(prob->cu_seqlens_q), i32(prob->seqused_k),
                                                  i32(prob->block_table));
         ASSERT_EQ(expected.code, kInvalidArgument) << "the host check accepts the violation";
+        if (std::string(v.name).rfind("two", 0) == 0)
+          ASSERT_NE(expected.message.find("seqused_k[1] = 8"), std::string::npos) << expected.message;
         SelectOptions o;
         o.path = lane;
         size_t ws_bytes = 0;
