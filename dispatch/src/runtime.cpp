@@ -258,8 +258,8 @@ Status launch(hipFunction_t f, const KernelLaunch& k, AttnParams* params, void* 
                                              static_cast<hipStream_t>(stream), nullptr, config);
   if (e == hipSuccess) return Status::Ok();
   std::ostringstream c;
-  c << "hipModuleLaunchKernel(" << (name ? name : k.row->name) << ", grid " << k.grid.x << "x" << k.grid.y << "x" << k.grid.z
-    << ", block " << k.threads << ")";
+  c << "hipModuleLaunchKernel(" << (name ? name : k.row->name) << ", grid " << k.grid.x << "x" << k.grid.y << "x"
+    << k.grid.z << ", block " << k.threads << ")";
   return hip_failed(c.str(), e);
 }
 
