@@ -42,7 +42,10 @@ struct AttnBodyOf<MatrixInsn::dot2, A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, W
 template <class Body>
 struct GuardedBody : Body {
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
-    if (index_check_failed(p)) return;
+    if (index_check_failed(p)) {
+      dl::end_wave();
+      return;
+    }
     Body::run(p, lds);
   }
 };

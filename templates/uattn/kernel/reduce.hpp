@@ -23,9 +23,11 @@ struct ReduceKernel {
   static constexpr int kWavesPerEU = 1;
 
   UATTN_INLINE static void run(const AttnParams& p, char* /*lds*/) {
-    if (index_check_failed(p)) return;
     const int64_t token = dl::block_id_x();
-    if (token >= p.cu_seqlens_q[p.num_seqs]) return;  // padding: belongs to no sequence
+    if (index_check_failed(p) || token >= p.cu_seqlens_q[p.num_seqs]) {  // refused, or padding
+      dl::end_wave();
+      return;
+    }
     const int head = dl::block_id_y();
     const int S = p.num_segments;
     const int64_t row = (token * p.num_q_heads + head) * S;
