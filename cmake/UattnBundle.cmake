@@ -26,8 +26,12 @@ foreach(_arch IN LISTS GPU_TARGETS)
   set(_objs "")
   set(_odir "${CMAKE_BINARY_DIR}/device/${_arch}")
   file(MAKE_DIRECTORY "${_odir}")
-  foreach(_inst IN LISTS UATTN_INSTANCES_${_arch})
-    set(_src "${UATTN_GEN_DIR}/instances/${_inst}.hip")
+  foreach(_inst IN LISTS UATTN_INSTANCES_${_arch} UATTN_CHECK_KERNEL_${_arch})
+    if(_inst STREQUAL UATTN_CHECK_KERNEL_${_arch})
+      set(_src "${UATTN_GEN_DIR}/checks/${_inst}.hip")
+    else()
+      set(_src "${UATTN_GEN_DIR}/instances/${_inst}.hip")
+    endif()
     add_custom_command(
       OUTPUT "${_odir}/${_inst}.o"
       COMMAND ${_launcher} "${CMAKE_HIP_COMPILER}" -x hip --cuda-device-only --offload-arch=${_target}

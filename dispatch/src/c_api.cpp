@@ -61,6 +61,10 @@ uattn::AttentionArgs to_cpp(const uattn_args_t& a) {
   r.qq_bias_stride = a.qq_bias_stride;
   r.sinks = a.sinks;
   r.output_scale = a.output_scale;
+  r.cu_seqlens_q_host = a.cu_seqlens_q_host;
+  r.seqused_k_host = a.seqused_k_host;
+  r.block_table_host = a.block_table_host;
+  r.index_status = a.index_status;
   return r;
 }
 
@@ -156,6 +160,11 @@ const char* uattn_version_stamp(void) {
 uattn_status_t uattn_validate(const uattn_args_t* args) {
   if (!args) return null_arg("uattn_validate", "args");
   return guarded([&] { return finish(uattn::validate(to_cpp(*args))); });
+}
+
+uattn_status_t uattn_validate_indices(const uattn_args_t* args) {
+  if (!args) return null_arg("uattn_validate_indices", "args");
+  return guarded([&] { return finish(uattn::validate_indices(to_cpp(*args))); });
 }
 
 uattn_status_t uattn_workspace_size(uattn_runtime_t* rt, const uattn_args_t* args, const uattn_options_t* opt,

@@ -145,6 +145,7 @@ struct DeviceState {
   hipModule_t module = nullptr;
   std::vector<uint8_t> image;  // the device's code object, when taken from an uncompressed bundle
   std::vector<hipFunction_t> functions;  // per table row index (row - all_rows().data()); null = not fetched yet
+  hipFunction_t check = nullptr;         // the index-array check kernel (checked launches); null = not fetched yet
 };
 
 }  // namespace
@@ -347,6 +348,20 @@ struct Runtime::Impl {
     d.functions[i] = *f;
     return Status::Ok();
   }
+
+  // The architecture's index-array check kernel (uattn_<arch>_check), fetched
+  // once per device. Called with mu held.
+  Status check_function(DeviceState& d, hipFunction_t* f) {
+    if (d.check) { *f = d.check; return Status::Ok(); }
+    const std::string name = "uattn_" + std::string(to_string(d.arch)) + "_check";
+    const hipError_t e = hipModuleGetFunction(f, d.module, name.c_str());
+    if (e != hipSuccess)
+      return Status{e == hipErrorNotFound ? kBundle : kHip,
+                    "uattn: hipModuleGetFunction(" + name + ") failed (" + hip_error(e) + "): the kernel bundle " +
+                        path + " has no index-array check kernel (rebuild it; needed by checked launches)"};
+    d.check = *f;
+    return Status::Ok();
+  }
 };
 
 namespace {
@@ -358,16 +373,61 @@ Status null_out(const char* fn, const char* arg) {
                 std::string("uattn: Runtime::") + fn + ": " + arg + " is null; expected a pointer to the result"};
 }
 
-// validate() then the options (no device needed for either).
+// validate(), the options, then the host copies of the index arrays when
+// given and the checked-launch status buffer (no device needed for any).
 Status validate_call(const AttentionArgs& args, const SelectOptions& opt) {
   Status s = validate(args);
   if (!s.ok()) return s;
   const std::string bad = options_error(opt);
   if (!bad.empty()) return Status{kInvalidArgument, "uattn: " + bad};
+  const int copies = (args.cu_seqlens_q_host != nullptr) + (args.seqused_k_host != nullptr) +
+                     (args.block_table_host != nullptr);
+  if (copies != 0 && copies != 3)
+    return Status{kInvalidArgument, std::string("uattn: host copies of the index arrays: cu_seqlens_q_host ") +
+                                        (args.cu_seqlens_q_host ? "set" : "null") + ", seqused_k_host " +
+                                        (args.seqused_k_host ? "set" : "null") + ", block_table_host " +
+                                        (args.block_table_host ? "set" : "null") + "; expected all three or none"};
+  if (copies == 3) {
+    s = validate_indices(args);
+    if (!s.ok()) return s;
+  }
+  if (reinterpret_cast<uintptr_t>(args.index_status) % 4 != 0)
+    return Status{kInvalidArgument, "uattn: index_status is not 4-byte aligned; expected device memory of "
+                                    "kIndexStatusBytes from hipMalloc"};
   return Status::Ok();
 }
 
-Status launch(hipFunction_t f, const KernelLaunch& k, AttnParams* params, void* stream) {
+// Bytes spanned by t ([lo, hi), empty when it has no elements); validate() holds.
+std::pair<uintptr_t, uintptr_t> span_of(const TensorDesc& t) {
+  int64_t n = 1, last = 0;
+  for (int i = 0; i < t.rank; ++i) { n *= t.shape[i]; last += (t.shape[i] - 1) * t.stride[i]; }
+  if (!t.data || n == 0) return {0, 0};
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(t.data);
+  return {lo, lo + (uintptr_t)((last + 1) * (t.dtype == DType::fp8e4m3 ? 1 : 2))};
+}
+
+// The workspace and the status buffer are written by the kernels: neither may
+// share memory with a tensor, nor with each other.
+Status check_scratch_overlap(const AttentionArgs& a, const void* ws, size_t ws_bytes) {
+  const uintptr_t w = reinterpret_cast<uintptr_t>(ws), st = reinterpret_cast<uintptr_t>(a.index_status);
+  const struct { const char* name; std::pair<uintptr_t, uintptr_t> r; } ts[] = {
+      {"q", span_of(a.q)}, {"k_cache", span_of(a.k_cache)}, {"v_cache", span_of(a.v_cache)},
+      {"out", span_of(a.out)}, {"workspace", {w, ws ? w + ws_bytes : w}}};
+  const struct { const char* name; uintptr_t lo, hi; } scratch[] = {
+      {"workspace", w, ws ? w + ws_bytes : w}, {"index_status", st, st ? st + kIndexStatusBytes : st}};
+  for (const auto& sc : scratch) {
+    if (sc.lo == sc.hi) continue;
+    for (const auto& t : ts) {
+      if (t.r.first == t.r.second || std::string(t.name) == sc.name) continue;
+      if (sc.lo < t.r.second && t.r.first < sc.hi)
+        return Status{kInvalidArgument, std::string("uattn: ") + sc.name + " overlaps " + t.name +
+                                            "; expected memory of its own (the kernels write it)"};
+    }
+  }
+  return Status::Ok();
+}
+
+Status launch(hipFunction_t f, const KernelLaunch& k, AttnParams* params, void* stream, const char* name = nullptr) {
   size_t size = sizeof(AttnParams);
   void* config[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, params, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
                     HIP_LAUNCH_PARAM_END};
@@ -375,8 +435,8 @@ Status launch(hipFunction_t f, const KernelLaunch& k, AttnParams* params, void* 
                                              static_cast<hipStream_t>(stream), nullptr, config);
   if (e == hipSuccess) return Status::Ok();
   std::ostringstream c;
-  c << "hipModuleLaunchKernel(" << k.row->name << ", grid " << k.grid.x << "x" << k.grid.y << "x" << k.grid.z
-    << ", block " << k.threads << ")";
+  c << "hipModuleLaunchKernel(" << (name ? name : k.row->name) << ", grid " << k.grid.x << "x" << k.grid.y << "x"
+    << k.grid.z << ", block " << k.threads << ")";
   return hip_failed(c.str(), e);
 }
 
@@ -481,7 +541,7 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
   // One lock per call: the device state, the selection (pure, cheap) and the
   // cached kernel handles are all taken under it.
   Selection sel;
-  hipFunction_t fa = nullptr, fr = nullptr;
+  hipFunction_t fa = nullptr, fr = nullptr, fc = nullptr;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     DeviceState* d = nullptr;
@@ -502,15 +562,36 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
       if (reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
         return Status{kInvalidArgument, "uattn: workspace is not 16-byte aligned; expected device memory from hipMalloc"};
     }
-    s = impl_->ensure_module(*d, dev);
+    s = check_scratch_overlap(args, sel.path == Path::k3D ? workspace : nullptr, workspace_bytes);
+    if (s.ok()) s = impl_->ensure_module(*d, dev);
     if (s.ok()) s = impl_->function(*d, sel.attention.row, &fa);
     if (s.ok() && sel.path == Path::k3D) s = impl_->function(*d, sel.reduce.row, &fr);
+    if (s.ok() && args.index_status) s = impl_->check_function(*d, &fc);
   }
   if (!s.ok()) return s;
   AttnParams params = make_params(args, sel, workspace);
+  if (params.status) {
+    KernelLaunch ck;  // one wave (check.hpp)
+    ck.row = sel.attention.row;
+    ck.grid = {1, 1, 1};
+    ck.threads = (uint32_t)arch_record(sel.attention.row->arch).wave_size;
+    const std::string name = "uattn_" + std::string(to_string(sel.attention.row->arch)) + "_check";
+    s = launch(fc, ck, &params, stream, name.c_str());
+    if (!s.ok()) return s;
+  }
   s = launch(fa, sel.attention, &params, stream);
   if (s.ok() && sel.path == Path::k3D) s = launch(fr, sel.reduce, &params, stream);
-  return s;
+  if (!s.ok() || !params.status) return s;
+  // Checked launch: read the status words back once the stream has run the kernels.
+  uint32_t st[4] = {0, 0, 0, 0};
+  hipError_t e = hipMemcpyAsync(st, params.status, sizeof st, hipMemcpyDeviceToHost, static_cast<hipStream_t>(stream));
+  if (e != hipSuccess) return hip_failed("hipMemcpyAsync(index_status -> host)", e);
+  e = hipStreamSynchronize(static_cast<hipStream_t>(stream));
+  if (e != hipSuccess) return hip_failed("hipStreamSynchronize (reading index_status back)", e);
+  const std::string bad = index_violation_message(args, st);
+  if (!bad.empty())
+    return Status{kInvalidIndex, bad + " (found by the checked launch's device check; nothing was written to out)"};
+  return Status::Ok();
 }
 
 }  // namespace uattn

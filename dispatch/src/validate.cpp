@@ -4,6 +4,7 @@
 // message; validate() runs them in order and reports the first that fails.
 #include "uattn/validate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -219,11 +220,76 @@ std::string rule_scalars(const AttentionArgs& a) {
   return "";
 }
 
+// qq_bias is [max_seqlen_q, width] with row stride = width = qq_bias_stride;
+// SPEC.md s.1 step 5 adds qq_bias[p, j - context_len] only where
+// 0 <= j - context_len < width, so any width >= 1 is defined, narrower than
+// max_seqlen_q included.
 std::string rule_qq_bias(const AttentionArgs& a) {
   if (!a.qq_bias) return "";
-  if (a.qq_bias_stride < 1 || a.qq_bias_stride < a.max_seqlen_q)
-    return msg("qq_bias_stride = ", a.qq_bias_stride, " with max_seqlen_q = ", a.max_seqlen_q,
-               "; expected qq_bias_stride >= max_seqlen_q and >= 1 (qq_bias is [max_seqlen_q, qq_bias_stride])");
+  if (a.qq_bias_stride < 1)
+    return msg("qq_bias_stride = ", a.qq_bias_stride,
+               "; expected >= 1 (the width of qq_bias [max_seqlen_q, qq_bias_stride], any width >= 1)");
+  return "";
+}
+
+// Layouts whose writes could alias (or that run backwards): no negative stride
+// anywhere; out's rows never overlap one another (each dimension of size > 1
+// strides past everything the smaller-stride dimensions span); out shares no
+// byte with q, k_cache or v_cache (its byte range [lowest, highest] is disjoint
+// from theirs, so interleaved views of one buffer are refused too; in place,
+// out == q, is refused).
+struct ByteRange { uintptr_t lo = 0, hi = 0; bool empty = true; };
+
+int64_t elem_bytes(DType d) { return d == DType::fp8e4m3 ? 1 : 2; }
+
+// Bytes spanned by t (strides >= 0 and sizes checked by earlier rules).
+ByteRange byte_range(const TensorDesc& t) {
+  ByteRange r;
+  if (!t.data || elements(t) == 0) return r;
+  int64_t last = 0;
+  for (int i = 0; i < t.rank; ++i) last += (t.shape[i] - 1) * t.stride[i];
+  r.lo = (uintptr_t)t.data;
+  r.hi = r.lo + (uintptr_t)((last + 1) * elem_bytes(t.dtype));  // one past the end
+  r.empty = false;
+  return r;
+}
+
+std::string rule_layouts(const AttentionArgs& a) {
+  struct { const char* name; const TensorDesc* t; } ts[] = {
+      {"q", &a.q}, {"k_cache", &a.k_cache}, {"v_cache", &a.v_cache}, {"out", &a.out}};
+  for (const auto& t : ts)
+    for (int i = 0; i < t.t->rank; ++i)
+      if (t.t->stride[i] < 0)
+        return msg(t.name, ".stride[", i, "] = ", t.t->stride[i], "; expected >= 0 (negative strides are not served)");
+  // out: sort the dimensions of size > 1 by stride; each must stride past the
+  // span of the ones before it.
+  const TensorDesc& o = a.out;
+  static const char* const kOutDims[] = {"num_tokens", "num_q_heads", "head_size"};
+  int dims[3];
+  int n = 0;
+  for (int i = 0; i < 3; ++i)
+    if (o.shape[i] > 1) dims[n++] = i;
+  for (int x = 1; x < n; ++x)
+    for (int y = x; y > 0 && o.stride[dims[y]] < o.stride[dims[y - 1]]; --y) std::swap(dims[y], dims[y - 1]);
+  int64_t span = 1;  // elements spanned by the dimensions already placed
+  for (int k = 0; k < n; ++k) {
+    const int i = dims[k];
+    if (o.stride[i] < span)
+      return msg("out.stride[", i, "] (", kOutDims[i], ") = ", o.stride[i], " with out.shape = ", shape_text(o),
+                 ": rows of out overlap; expected a stride >= ", span,
+                 " (the elements the dimensions with smaller strides span)");
+    span = (o.shape[i] - 1) * o.stride[i] + span;
+  }
+  const ByteRange ro = byte_range(o);
+  if (!ro.empty)
+    for (int k = 0; k < 3; ++k) {
+      const ByteRange r = byte_range(*ts[k].t);
+      if (!r.empty && ro.lo < r.hi && r.lo < ro.hi)
+        return msg("out (bytes [0x", std::hex, ro.lo, ", 0x", ro.hi, ")) overlaps ", ts[k].name, " (bytes [0x", r.lo,
+                   ", 0x", r.hi, std::dec,
+                   ")); expected out to share no memory with q, k_cache or v_cache (in place, out == q, is not "
+                   "served)");
+    }
   return "";
 }
 
@@ -231,10 +297,16 @@ using Rule = std::string (*)(const AttentionArgs&);
 // Order matters only for which message comes first: later rules assume the
 // ranks (and so the shape indices) checked by earlier ones.
 constexpr Rule kRules[] = {rule_dtypes, rule_ranks,      rule_dims,     rule_head_sizes, rule_same_shapes,
-                           rule_gqa,    rule_contiguous, rule_sizes,    rule_pointers, rule_batch,      rule_scalars,
-                           rule_qq_bias};
+                           rule_gqa,    rule_contiguous, rule_sizes,    rule_pointers, rule_layouts,    rule_batch,
+                           rule_scalars, rule_qq_bias};
 
 Status invalid(std::string m) { return Status{kInvalidArgument, std::move(m)}; }
+
+// The rules of a checked launch's status word 0 (uattn/kernel/check.hpp, IndexViolation).
+enum class IndexRule : uint32_t {
+  kOk = 0, kCuFirst, kCuDecreasing, kQLenAboveMax, kSequsedBelowQLen, kSequsedAboveMax, kBlockColumns, kBlockId,
+  kCuLast,
+};
 
 }  // namespace
 
@@ -246,40 +318,90 @@ Status validate(const AttentionArgs& a) {
   return Status::Ok();
 }
 
+namespace {
+
+// The host walk of the index rules; fills the status words of a checked launch
+// (uattn/kernel/check.hpp: the same rules, order and words).
+void index_status(const AttentionArgs& a, const int32_t* cu, const int32_t* su, const int32_t* bt, uint32_t st[4]) {
+  auto report = [&](IndexRule rule, int64_t seq, int64_t aux, int64_t value) {
+    st[0] = (uint32_t)rule;
+    st[1] = (uint32_t)seq;
+    st[2] = (uint32_t)aux;
+    st[3] = (uint32_t)value;
+  };
+  report(IndexRule::kOk, 0, 0, 0);
+  if (cu[0] != 0) return report(IndexRule::kCuFirst, 0, 0, cu[0]);
+  const int64_t bs = a.k_cache.shape[1], num_blocks = a.k_cache.shape[0];
+  for (int i = 0; i < a.num_seqs; ++i) {
+    const int64_t c0 = cu[i], c1 = cu[i + 1], q_len = c1 - c0;
+    if (c1 < c0) return report(IndexRule::kCuDecreasing, i, c0, c1);
+    if (q_len > a.max_seqlen_q) return report(IndexRule::kQLenAboveMax, i, 0, q_len);
+    const int64_t sk = su[i];
+    if (sk < q_len) return report(IndexRule::kSequsedBelowQLen, i, q_len, sk);
+    if (sk > a.max_seqlen_k) return report(IndexRule::kSequsedAboveMax, i, 0, sk);
+    const int64_t used = (sk + bs - 1) / bs;
+    if (used > a.max_blocks_per_seq) return report(IndexRule::kBlockColumns, i, sk, used);
+    for (int64_t j = 0; j < used; ++j) {
+      const int32_t b = bt[i * a.block_table_stride + j];
+      if (b < 0 || b >= num_blocks) return report(IndexRule::kBlockId, i, j, b);
+    }
+  }
+  if (cu[a.num_seqs] > a.q.shape[0]) return report(IndexRule::kCuLast, a.num_seqs, 0, cu[a.num_seqs]);
+}
+
+}  // namespace
+
+std::string index_violation_message(const AttentionArgs& a, const uint32_t st[4]) {
+  const int64_t seq = st[1];
+  const int64_t aux_u = st[2], value_u = st[3];
+  const int64_t aux_i = (int32_t)st[2], value_i = (int32_t)st[3];
+  const int64_t bs = a.k_cache.shape[1];
+  switch ((IndexRule)st[0]) {
+    case IndexRule::kOk: return "";
+    case IndexRule::kCuFirst: return msg("cu_seqlens_q[0] = ", value_i, "; expected 0");
+    case IndexRule::kCuDecreasing:
+      return msg("cu_seqlens_q[", seq + 1, "] = ", value_i, " < cu_seqlens_q[", seq, "] = ", aux_i,
+                 "; expected non-decreasing prefix sums");
+    case IndexRule::kQLenAboveMax:
+      return msg("q_len of sequence ", seq, " (cu_seqlens_q[", seq + 1, "] - cu_seqlens_q[", seq, "]) = ", value_u,
+                 " > max_seqlen_q = ", a.max_seqlen_q, "; expected q_len <= max_seqlen_q");
+    case IndexRule::kSequsedBelowQLen:
+      return msg("seqused_k[", seq, "] = ", value_i, " < q_len ", aux_u, " of sequence ", seq,
+                 "; expected seqused_k >= q_len (context_len = seqused_k - q_len >= 0)");
+    case IndexRule::kSequsedAboveMax:
+      return msg("seqused_k[", seq, "] = ", value_i, " > max_seqlen_k = ", a.max_seqlen_k,
+                 "; expected seqused_k <= max_seqlen_k");
+    case IndexRule::kBlockColumns:
+      return msg("seqused_k[", seq, "] = ", aux_i, " needs ", value_u, " block-table columns (block_size = ", bs,
+                 ") > max_blocks_per_seq = ", a.max_blocks_per_seq,
+                 "; expected the block table to cover every key of the sequence");
+    case IndexRule::kBlockId:
+      return msg("block_table[", seq, "][", aux_u, "] = ", value_i, " is outside [0, num_blocks = ", a.k_cache.shape[0],
+                 "); expected a block id of k_cache (sequence ", seq,
+                 " uses the first ceil(seqused_k / block_size) entries of its row)");
+    case IndexRule::kCuLast:
+      return msg("cu_seqlens_q[", seq, "] = ", value_i, " > num_tokens = q.shape[0] = ", a.q.shape[0],
+                 "; expected at most num_tokens (rows past cu_seqlens_q[num_seqs] are padding)");
+  }
+  return msg("index status word ", st[0], " is not a known rule (status ", st[0], ", ", st[1], ", ", st[2], ", ",
+             st[3], ")");
+}
+
 Status validate_indices(const AttentionArgs& a, const int32_t* cu, const int32_t* su, const int32_t* bt) {
   Status s = validate(a);
   if (!s.ok() || a.num_seqs == 0) return s;
   if (!cu) return invalid(msg("cu_seqlens_q_host is null; expected a host copy of cu_seqlens_q"));
   if (!su) return invalid(msg("seqused_k_host is null; expected a host copy of seqused_k"));
   if (!bt) return invalid(msg("block_table_host is null; expected a host copy of block_table"));
-  if (cu[0] != 0) return invalid(msg("cu_seqlens_q[0] = ", cu[0], "; expected 0"));
-  const int64_t bs = a.k_cache.shape[1], num_blocks = a.k_cache.shape[0];
-  for (int i = 0; i < a.num_seqs; ++i) {
-    if (cu[i + 1] < cu[i])
-      return invalid(msg("cu_seqlens_q[", i + 1, "] = ", cu[i + 1], " < cu_seqlens_q[", i, "] = ", cu[i],
-                         "; expected non-decreasing prefix sums"));
-    const int q_len = cu[i + 1] - cu[i];
-    if (q_len > a.max_seqlen_q)
-      return invalid(msg("q_len of sequence ", i, " (cu_seqlens_q[", i + 1, "] - cu_seqlens_q[", i, "]) = ", q_len,
-                         " > max_seqlen_q = ", a.max_seqlen_q));
-    if (su[i] < q_len)
-      return invalid(msg("seqused_k[", i, "] = ", su[i], " < q_len ", q_len, " of sequence ", i,
-                         "; expected seqused_k >= q_len (context_len = seqused_k - q_len >= 0)"));
-    if (su[i] > a.max_seqlen_k)
-      return invalid(msg("seqused_k[", i, "] = ", su[i], " > max_seqlen_k = ", a.max_seqlen_k));
-    const int64_t used = (su[i] + bs - 1) / bs;  // <= max_blocks_per_seq by rule_batch
-    for (int64_t j = 0; j < used; ++j) {
-      const int32_t b = bt[i * a.block_table_stride + j];
-      if (b < 0 || b >= num_blocks)
-        return invalid(msg("block_table[", i, "][", j, "] = ", b, " is outside [0, num_blocks = ", num_blocks,
-                           "); sequence ", i, " uses its first ", used, " entries (seqused_k = ", su[i],
-                           ", block_size = ", bs, ")"));
-    }
-  }
-  if (cu[a.num_seqs] != a.q.shape[0])
-    return invalid(msg("cu_seqlens_q[", a.num_seqs, "] = ", cu[a.num_seqs], "; expected num_tokens = q.shape[0] = ",
-                       a.q.shape[0]));
+  uint32_t st[4];
+  index_status(a, cu, su, bt, st);
+  std::string m = index_violation_message(a, st);
+  if (!m.empty()) return invalid(std::move(m));
   return Status::Ok();
+}
+
+Status validate_indices(const AttentionArgs& a) {
+  return validate_indices(a, a.cu_seqlens_q_host, a.seqused_k_host, a.block_table_host);
 }
 
 uint32_t features_of(const AttentionArgs& a) {
@@ -355,6 +477,11 @@ AttnParams make_params(const AttentionArgs& a, const Selection& sel, void* works
   p.output_scale = a.output_scale;
   p.out_dtype = (int32_t)a.out.dtype;
   p.num_segments = sel.path == Path::k3D ? sel.num_segments : 1;
+  p.num_blocks = (int32_t)a.k_cache.shape[0];
+  p.max_seqlen_q = a.max_seqlen_q;
+  p.max_seqlen_k = a.max_seqlen_k;
+  p.max_blocks_per_seq = a.max_blocks_per_seq;
+  p.status = a.index_status;
   if (sel.path == Path::k3D && workspace) {
     const WorkspaceLayout w = workspace_layout(p.num_tokens, p.num_q_heads, p.num_segments, p.head_size);
     char* base = static_cast<char*>(workspace);

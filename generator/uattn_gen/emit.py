@@ -7,7 +7,9 @@ atomically and deletes stale instance files. Layout of <out>:
 
   instances/<name>.hip   one thin translation unit per instance
   table_rows.inc         one UATTN_ATTENTION_ROW / UATTN_REDUCE_ROW per instance, table order
-  instances.cmake        set(UATTN_INSTANCES_<arch> ...) per arch
+  instances.cmake        set(UATTN_INSTANCES_<arch> ...) and set(UATTN_CHECK_KERNEL_<arch> ...) per arch
+  checks/uattn_<arch>_check.hip  the index-array check kernel of each arch with instances
+  checks.inc             one UATTN_CHECK_ENTRY(name) per check kernel (host twins)
   archs.cmake            the architecture records for CMake (UATTN_ARCHS, offload targets)
   include/uattn/generated/arch.hpp   the architecture records for C++ (uattn::Arch, arch_record())
   include/uattn/generated/vocab.hpp  dtypes, features, paths, tiles for C++
@@ -34,6 +36,7 @@ from .rules import instance_lds_bytes
 from .schema import SCHEMA_VERSION
 
 INSTANCE_DIR = "instances"
+CHECK_DIR = "checks"      # the index-array check kernel of each architecture (checked launches)
 GENERATED_INCLUDE = "include/uattn/generated"
 
 # Row format of table_rows.inc: its version and the named columns of each row
@@ -129,8 +132,13 @@ def render_tree(matrix: Matrix, instances: list, selection) -> dict:
         sources=sources, version=TABLE_FORMAT_VERSION, attention_columns=ATTENTION_COLUMNS,
         reduce_columns=REDUCE_COLUMNS, rows=[table_row(i) for i in instances])
     per_arch = [(a, [names(i).name for i in instances if i.arch == a]) for a in arch_names()]
+    # One index-array check kernel per architecture with instances (checked launches).
+    checks = [(a, f"uattn_{a}_check") for a, arch_names in per_arch if arch_names]
+    for arch, name in checks:
+        files[f"{CHECK_DIR}/{name}.hip"] = _ENV.get_template("check.hip.j2").render(arch=arch, name=name)
+    files["checks.inc"] = _ENV.get_template("checks.inc.j2").render(checks=checks)
     files["instances.cmake"] = _ENV.get_template("instances.cmake.j2").render(
-        sources=sources, per_arch=per_arch)
+        sources=sources, per_arch=per_arch, checks=checks)
     files.update(render_records(matrix))
     manifest = {
         "generator": {"name": "uattn_gen", "version": __version__,

@@ -1,6 +1,7 @@
 #include "device_problem.hpp"
 
 #include <cstring>
+#include <memory>
 
 // With the CPU-backed HIP device (tests/hipcpu) linked in, the text behind an
 // asynchronous HIP error; absent (null) with the real HIP runtime.
@@ -19,6 +20,8 @@ std::string hip_text(const char* call, hipError_t e) {
 }
 
 size_t esize(DType d) { return d == DType::fp8e4m3 ? 1 : 2; }
+
+constexpr unsigned char kPaddingSentinel = 0x5A;  // every byte of out's padding rows
 
 TensorDesc tensor(const void* data, DType dt, std::initializer_list<int64_t> shape,
                   std::initializer_list<int64_t> stride) {
@@ -57,8 +60,11 @@ DeviceProblem::DeviceProblem(testing::Problem& h, int pad_rows) : host_(h), pad_
     void* d = nullptr;
     hipError_t e = hipMalloc(&d, bytes ? bytes : 1);
     if (e == hipSuccess) e = hipMemcpy(d, b->ptr, b->bytes, hipMemcpyHostToDevice);
-    // Padding rows past the last token: poison (NaN in every float format), checked after the run.
-    if (e == hipSuccess && bytes > b->bytes) e = hipMemset(static_cast<char*>(d) + b->bytes, 0xFF, bytes - b->bytes);
+    // Padding rows past the last token: q's hold NaN (0xFF bytes, in every float format); out's hold a
+    // finite sentinel no kernel writes by chance (0x5A bytes: f16 203.25, bf16 1.5e16, fp8 72; a NaN
+    // written there would not match 0xFF either way), checked after the run.
+    if (e == hipSuccess && bytes > b->bytes)
+      e = hipMemset(static_cast<char*>(d) + b->bytes, b == &h.out ? kPaddingSentinel : 0xFF, bytes - b->bytes);
     if (e != hipSuccess) { error_ = hip_text((std::string("copy of ") + b->name).c_str(), e); return; }
     copies_.push_back({b->ptr, d, b->bytes});
     if (b == &h.out) { out_dev_ = d; out_valid_bytes_ = b->bytes; out_total_bytes_ = bytes; }
@@ -146,7 +152,7 @@ bool DeviceProblem::padding_intact() const {
       hipSuccess)
     return false;
   for (unsigned char c : pad)
-    if (c != 0xFF) return false;  // the poison written at upload
+    if (c != kPaddingSentinel) return false;  // the sentinel written at upload
   return true;
 }
 
@@ -160,13 +166,28 @@ RunOutcome run_on_device(Runtime* rt, testing::Problem& prob, const RunSpec& s) 
   size_t ws_bytes = s.workspace_bytes;
   bool own_ws = false;
   uattn_options_t copt{(int32_t)s.opt.path, s.opt.filter.empty() ? nullptr : s.opt.filter.c_str(), s.opt.num_segments};
-  const uattn_args_t cargs = dp.c_args();
+  AttentionArgs args = dp.args();
+  uattn_args_t cargs = dp.c_args();
+  void* status = nullptr;
+  std::shared_ptr<void> status_guard;  // frees the status buffer on every return
+  if (s.checked) {
+    const hipError_t e = hipMalloc(&status, kIndexStatusBytes);
+    if (e != hipSuccess) { r.error = hip_text("hipMalloc(index_status)", e); return r; }
+    status_guard.reset(status, [](void* p) { (void)hipFree(p); });
+    (void)hipMemset(status, 0xA5, kIndexStatusBytes);  // the check kernel must write every word
+    args.index_status = cargs.index_status = static_cast<uint32_t*>(status);
+  }
+  if (s.host_copies) {
+    args.cu_seqlens_q_host = cargs.cu_seqlens_q_host = static_cast<const int32_t*>(prob.cu_seqlens_q.ptr);
+    args.seqused_k_host = cargs.seqused_k_host = static_cast<const int32_t*>(prob.seqused_k.ptr);
+    args.block_table_host = cargs.block_table_host = static_cast<const int32_t*>(prob.block_table.ptr);
+  }
   if (!ws) {
     if (s.c_api) {
       const uattn_status_t c = uattn_workspace_size(s.c_runtime, &cargs, &copt, &ws_bytes);
       st = Status{(int)c, uattn_last_error_message()};
     } else {
-      st = rt->workspace_size(dp.args(), &ws_bytes, s.opt);
+      st = rt->workspace_size(args, &ws_bytes, s.opt);
     }
     if (!st.ok()) { r.error = "workspace_size: " + st.message; return r; }
     if (ws_bytes) {
@@ -175,12 +196,12 @@ RunOutcome run_on_device(Runtime* rt, testing::Problem& prob, const RunSpec& s) 
       own_ws = true;
     }
   }
-  if (rt) (void)rt->plan(dp.args(), &r.sel, s.opt);
+  if (rt) (void)rt->plan(args, &r.sel, s.opt);
   if (s.c_api) {
     const uattn_status_t c = uattn_run(s.c_runtime, &cargs, ws, ws_bytes, s.stream, &copt);
     st = Status{(int)c, uattn_last_error_message()};
   } else {
-    st = rt->run(dp.args(), ws, ws_bytes, s.stream, s.opt);
+    st = rt->run(args, ws, ws_bytes, s.stream, s.opt);
   }
   hipError_t e = hipStreamSynchronize(s.stream);
   if (own_ws) (void)hipFree(ws);
@@ -188,7 +209,7 @@ RunOutcome run_on_device(Runtime* rt, testing::Problem& prob, const RunSpec& s) 
   if (e != hipSuccess) { r.error = hip_text("hipStreamSynchronize after run", e); return r; }
   if (!dp.download()) { r.error = dp.error(); return r; }
   const std::vector<double> ref = prob.reference();
-  const exec::Tolerance t = exec::tolerance_for(prob.spec.q_dtype, prob.spec.out_dtype, prob.spec.output_scale);
+  const exec::Tolerance t = exec::tolerance_for(prob);
   r.cmp = testing::compare_output(prob, ref, t.atol, t.rtol);
   if (!r.cmp.ok) { r.error = "mismatch vs reference: " + r.cmp.first_failure; return r; }
   if (!dp.padding_intact()) { r.error = "the padding rows of out (past cu_seqlens_q[num_seqs]) were written"; return r; }

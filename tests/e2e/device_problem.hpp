@@ -20,8 +20,8 @@ namespace uattn::e2e {
 class DeviceProblem {
  public:
   // pad_rows: extra rows of q and out past the last sequence's tokens (the
-  // padding serving engines add for graph capture; SPEC.md s.1). They hold
-  // poison and must come back unchanged.
+  // padding serving engines add for graph capture; SPEC.md s.1). q's hold NaN;
+  // out's hold a finite sentinel (0x5A bytes) and must come back unchanged.
   explicit DeviceProblem(testing::Problem& host, int pad_rows = 0);
   ~DeviceProblem();
   DeviceProblem(const DeviceProblem&) = delete;
@@ -33,7 +33,7 @@ class DeviceProblem {
 
   // Copies out (valid rows) back into host.out; false with error() on failure.
   bool download();
-  // True when every byte of the padding rows of out still holds the poison.
+  // True when every byte of the padding rows of out still holds the sentinel.
   bool padding_intact() const;
 
  private:
@@ -63,6 +63,8 @@ struct RunSpec {
   size_t workspace_bytes = 0;
   bool c_api = false;            // through uattn_run instead of Runtime::run
   uattn_runtime_t* c_runtime = nullptr;
+  bool checked = false;          // a checked launch (a status buffer of kIndexStatusBytes is allocated)
+  bool host_copies = false;      // pass the host copies of the index arrays (run() checks them)
 };
 
 // Poisons the output, runs through the runtime, synchronises the stream,

@@ -693,6 +693,189 @@ TEST(E2EPackages, PrepareFetchesWithoutLaunching) {
   EXPECT_TRUE(r.ok) << r.error;
 }
 
+// ------------------------------ index data: host copies and checked launches --
+// Issue 11 class 1. Every violation of SPEC's index rules, written into the
+// device arrays: a checked launch reports the first one (the message of the
+// host check of the same arrays), every workgroup exits before reading an
+// index, so nothing is read out of bounds (guard pages: a stray read faults the
+// launch) and out, padding included, keeps its poison; passing the host copies
+// refuses the same input before anything is launched.
+ut::ProblemSpec small(uint64_t seed) {  // served by the ci subset on both paths and architectures
+  ut::ProblemSpec s;
+  s.head_size = 128;
+  s.block_size = 16;
+  s.num_q_heads = 8;
+  s.num_kv_heads = 2;
+  s.seqs = {{1, 70}, {9, 40}, {4, 4}};  // cu_seqlens_q = {0, 1, 10, 14}
+  s.seed = seed;
+  return s;
+}
+
+int32_t* i32(ut::Buffer& b) { return static_cast<int32_t*>(b.ptr); }
+
+struct Violation {
+  const char* name;
+  void (*arrays)(ut::Problem& p);   // edits the host arrays before they are copied to the device
+  void (*args)(AttentionArgs& a);   // edits the host-known bounds (may be null)
+};
+
+const Violation kViolations[] = {
+    {"cu_seqlens_q[0] != 0", [](ut::Problem& p) { i32(p.cu_seqlens_q)[0] = 1; }, nullptr},
+    {"cu_seqlens_q decreasing", [](ut::Problem& p) { i32(p.cu_seqlens_q)[2] = 0; }, nullptr},
+    {"q_len > max_seqlen_q", [](ut::Problem&) {}, [](AttentionArgs& a) { a.max_seqlen_q = 8; }},
+    {"seqused_k < q_len", [](ut::Problem& p) { i32(p.seqused_k)[1] = 8; }, nullptr},
+    {"seqused_k > max_seqlen_k", [](ut::Problem& p) { i32(p.seqused_k)[0] = p.max_seqlen_k + 1; }, nullptr},
+    {"block id = num_blocks", [](ut::Problem& p) {
+       i32(p.block_table)[p.params.block_table_stride + 1] = (int32_t)p.num_blocks;
+     }, nullptr},
+    {"block id far past the cache", [](ut::Problem& p) {
+       i32(p.block_table)[2 * p.params.block_table_stride] = 1 << 30;
+     }, nullptr},
+    {"block id negative", [](ut::Problem& p) { i32(p.block_table)[4] = -1; }, nullptr},
+    {"two violations (the first is reported)", [](ut::Problem& p) {
+       i32(p.block_table)[2 * p.params.block_table_stride] = 1 << 30;  // sequence 2
+       i32(p.seqused_k)[1] = 8;                                        // sequence 1: reported
+     }, nullptr},
+    {"cu_seqlens_q[num_seqs] > num_tokens", [](ut::Problem& p) {
+       i32(p.cu_seqlens_q)[3] = p.num_tokens + 3;  // q has 2 padding rows: one row past q
+       i32(p.seqused_k)[2] = 7;                     // keeps seqused_k >= q_len for the longer sequence
+     }, nullptr},
+};
+
+class Checked : public ::testing::TestWithParam<Arch> {};
+
+TEST_P(Checked, InvalidIndexDataIsReportedAndNothingIsWritten) {
+  const Arch arch = GetParam();
+  ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
+  const std::string check_kernel = "uattn_" + std::string(to_string(arch)) + "_check";
+  for (const Violation& v : kViolations)
+    for (ForcePath lane : {ForcePath::k2D, ForcePath::k3D})
+      for (bool c_api : {false, true}) {
+        SCOPED_TRACE(std::string(v.name) + ", " + lane_name(lane) + (c_api ? ", C API" : ", C++ API"));
+        auto prob = ut::make_problem(small(80), exec::guarded_allocator());
+        prob->poison_output();
+        const std::vector<uint8_t> poisoned(static_cast<uint8_t*>(prob->out.ptr),
+                                            static_cast<uint8_t*>(prob->out.ptr) + prob->out.bytes);
+        v.arrays(*prob);
+        e2e::DeviceProblem dp(*prob, /*pad_rows=*/2);
+        ASSERT_EQ(dp.error(), "");
+        AttentionArgs a = dp.args();
+        if (v.args) v.args(a);
+        const Status expected = validate_indices(a, i32(prob->cu_seqlens_q), i32(prob->seqused_k),
+                                                 i32(prob->block_table));
+        ASSERT_EQ(expected.code, kInvalidArgument) << "the host check accepts the violation";
+        if (std::string(v.name).rfind("two", 0) == 0)
+          ASSERT_NE(expected.message.find("seqused_k[1] = 8"), std::string::npos) << expected.message;
+        SelectOptions o;
+        o.path = lane;
+        size_t ws_bytes = 0;
+        ASSERT_TRUE(runtime().workspace_size(a, &ws_bytes, o).ok());
+        void* ws = nullptr;
+        if (ws_bytes) ASSERT_EQ(hipMalloc(&ws, ws_bytes), hipSuccess);
+        uattn_args_t ca = dp.c_args();
+        ca.max_seqlen_q = a.max_seqlen_q;
+        uattn_options_t co{(int32_t)lane, nullptr, 0};
+        // (a) host copies: refused before anything is launched.
+        AttentionArgs h = a;
+        h.cu_seqlens_q_host = ca.cu_seqlens_q_host = i32(prob->cu_seqlens_q);
+        h.seqused_k_host = ca.seqused_k_host = i32(prob->seqused_k);
+        h.block_table_host = ca.block_table_host = i32(prob->block_table);
+        hipcpu::clear_launches();
+        Status s = c_api ? Status{(int)uattn_run(c_runtime(), &ca, ws, ws_bytes, nullptr, &co),
+                                  uattn_last_error_message()}
+                         : runtime().run(h, ws, ws_bytes, nullptr, o);
+        EXPECT_EQ(s.code, kInvalidArgument);
+        EXPECT_EQ(s.message, expected.message);
+        EXPECT_TRUE(hipcpu::launches().empty());
+        // (b) a checked launch on the device arrays alone.
+        ca.cu_seqlens_q_host = ca.seqused_k_host = ca.block_table_host = nullptr;
+        void* status = nullptr;
+        ASSERT_EQ(hipMalloc(&status, kIndexStatusBytes), hipSuccess);
+        ASSERT_EQ(hipMemset(status, 0, kIndexStatusBytes), hipSuccess);  // "valid": the kernel must overwrite it
+        a.index_status = ca.index_status = static_cast<uint32_t*>(status);
+        hipStream_t stream = nullptr;
+        ASSERT_EQ(hipStreamCreate(&stream), hipSuccess);
+        s = c_api ? Status{(int)uattn_run(c_runtime(), &ca, ws, ws_bytes, stream, &co), uattn_last_error_message()}
+                  : runtime().run(a, ws, ws_bytes, stream, o);
+        EXPECT_EQ(s.code, kInvalidIndex) << s.message;
+        EXPECT_EQ(s.message.rfind(expected.message, 0), 0u) << s.message << "\nexpected " << expected.message;
+        EXPECT_NE(s.message.find("nothing was written to out"), std::string::npos) << s.message;
+        EXPECT_EQ(hipStreamSynchronize(stream), hipSuccess) << hipcpu::last_fault();
+        ASSERT_EQ(hipStreamDestroy(stream), hipSuccess);
+        const std::vector<hipcpu::LaunchRecord> l = hipcpu::launches();
+        ASSERT_EQ(l.size(), lane == ForcePath::k3D ? 3u : 2u);
+        EXPECT_EQ(l[0].kernel, check_kernel);
+        EXPECT_EQ(l[0].grid[0] * l[0].grid[1] * l[0].grid[2], 1u);
+        ASSERT_TRUE(dp.download());
+        EXPECT_EQ(std::memcmp(prob->out.ptr, poisoned.data(), poisoned.size()), 0) << "out was written";
+        EXPECT_TRUE(dp.padding_intact());
+        ASSERT_EQ(hipFree(status), hipSuccess);
+        if (ws) ASSERT_EQ(hipFree(ws), hipSuccess);
+      }
+}
+
+TEST_P(Checked, ValidInputGivesTheUncheckedResult) {
+  const Arch arch = GetParam();
+  ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
+  for (ForcePath lane : {ForcePath::k2D, ForcePath::k3D}) {
+    SCOPED_TRACE(lane_name(lane));
+    auto prob = ut::make_problem(small(81), exec::guarded_allocator());
+    RunSpec rs;
+    rs.opt.path = lane;
+    rs.pad_rows = 3;
+    const RunOutcome plain = e2e::run_on_device(&runtime(), *prob, rs);
+    ASSERT_TRUE(plain.ok) << plain.error;
+    const std::vector<uint8_t> want(static_cast<uint8_t*>(prob->out.ptr),
+                                    static_cast<uint8_t*>(prob->out.ptr) + prob->out.bytes);
+    for (bool c_api : {false, true}) {
+      rs.checked = true;
+      rs.host_copies = !c_api;
+      rs.c_api = c_api;
+      rs.c_runtime = c_runtime();
+      hipcpu::clear_launches();
+      const RunOutcome r = e2e::run_on_device(&runtime(), *prob, rs);
+      ASSERT_TRUE(r.ok) << r.error;  // the reference comparison and the untouched padding rows
+      EXPECT_EQ(std::memcmp(prob->out.ptr, want.data(), want.size()), 0) << "checked and unchecked results differ";
+      const std::vector<hipcpu::LaunchRecord> l = hipcpu::launches();
+      ASSERT_EQ(l.size(), lane == ForcePath::k3D ? 3u : 2u);
+      EXPECT_EQ(l[0].kernel, "uattn_" + std::string(to_string(arch)) + "_check");
+    }
+  }
+}
+
+// Issue 11 class 3: a layout whose writes alias is refused by run(), nothing launched.
+TEST_P(Checked, OutAliasingAnInputLaunchesNothing) {
+  ASSERT_EQ(hipSetDevice(device_of(GetParam())), hipSuccess);
+  auto prob = ut::make_problem(small(82), exec::guarded_allocator());
+  e2e::DeviceProblem dp(*prob);
+  ASSERT_EQ(dp.error(), "");
+  hipcpu::clear_launches();
+  for (const void* alias : {dp.args().q.data, dp.args().k_cache.data}) {
+    AttentionArgs a = dp.args();
+    a.out.data = alias;
+    a.out.dtype = a.q.dtype;
+    const Status s = runtime().run(a, nullptr, 0, nullptr, {});
+    EXPECT_EQ(s.code, kInvalidArgument);
+    EXPECT_NE(s.message.find("overlaps"), std::string::npos) << s.message;
+    uattn_args_t ca = dp.c_args();
+    ca.out.data = alias;
+    EXPECT_EQ(uattn_run(c_runtime(), &ca, nullptr, 0, nullptr, nullptr), UATTN_ERR_INVALID_ARGUMENT);
+  }
+  // The 3D workspace may not share memory with out either.
+  AttentionArgs a = dp.args();
+  SelectOptions o;
+  o.path = ForcePath::k3D;
+  size_t bytes = 0;
+  ASSERT_TRUE(runtime().workspace_size(a, &bytes, o).ok());
+  const Status s = runtime().run(a, const_cast<void*>(a.out.data), bytes, nullptr, o);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_NE(s.message.find("workspace overlaps"), std::string::npos) << s.message;
+  EXPECT_TRUE(hipcpu::launches().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(E2E, Checked, ::testing::Values(Arch::gfx950, Arch::gfx1030),
+                         [](const auto& i) { return std::string(to_string(i.param)); });
+
 INSTANTIATE_TEST_SUITE_P(E2E, PerArch, ::testing::Values(Arch::gfx950, Arch::gfx1030),
                          [](const auto& i) { return std::string(to_string(i.param)); });
 

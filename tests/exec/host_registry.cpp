@@ -9,6 +9,9 @@
 #define UATTN_ROW_ENTRY(NAME, ROW) extern "C" void NAME(uattn::AttnParams);
 #include "table_rows.inc"
 #undef UATTN_ROW_ENTRY
+#define UATTN_CHECK_ENTRY(NAME) extern "C" void NAME(uattn::AttnParams);
+#include "checks.inc"
+#undef UATTN_CHECK_ENTRY
 
 namespace uattn::exec {
 
@@ -16,6 +19,9 @@ const std::vector<HostKernel>& host_kernels() {
 #define UATTN_ROW_ENTRY(NAME, ROW) HostKernel{#NAME, &NAME},
   static const std::vector<HostKernel> k = {
 #include "table_rows.inc"
+#define UATTN_CHECK_ENTRY(NAME) HostKernel{#NAME, &NAME},
+#include "checks.inc"
+#undef UATTN_CHECK_ENTRY
   };
 #undef UATTN_ROW_ENTRY
   return k;

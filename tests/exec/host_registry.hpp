@@ -11,7 +11,8 @@ namespace uattn::exec {
 using HostKernelFn = void (*)(uattn::AttnParams);
 struct HostKernel { const char* name; HostKernelFn fn; };
 
-// Every instance compiled into this test binary, in table order.
+// Every instance compiled into this test binary, in table order, then the
+// index-array check kernel of each architecture (uattn_<arch>_check).
 const std::vector<HostKernel>& host_kernels();
 // nullptr when `name` was not compiled for the host.
 HostKernelFn find_host_kernel(const std::string& name);

@@ -11,11 +11,20 @@ namespace uattn::exec {
 struct Tolerance { double atol, rtol; };
 // Bounds this project holds (tighter than the peers' 1.5e-2 / 1e-2 where the
 // math allows): f16 keeps P and the output in f16 (2^-11 relative each);
-// bf16 in bf16 (2^-8); fp8 KV widens exactly, so it does not change the
-// bound. An fp8 output is compared in its own units (out / output_scale):
-// SPEC.md's 0.15 / 0.15 for the quantisation, plus the Q-dtype bound divided
-// by output_scale for the error made before the division.
-Tolerance tolerance_for(DType q_dtype, DType out_dtype, float output_scale = 1.0f);
+// bf16 in bf16 (2^-8). An fp8 output is compared in its own units
+// (out / output_scale): SPEC.md's 0.15 / 0.15 for the quantisation, plus the
+// Q-dtype bound divided by output_scale for the error made before the division.
+// v_max: the largest |V| the problem uses (dequantised: fp8 code x v_scale).
+// P is rounded to the Q dtype before P.V, so out = sum_j p_j (1 + d_j) v_j with
+// |d_j| <= u errs by up to u * sum_j p_j |v_j| <= u * v_max: the absolute bound
+// is the Q-dtype bound (set for |V| <= 1) times max(1, v_max). It matters for
+// fp8 KV, whose dequantised values reach 448 * v_scale (docs/testing.md).
+Tolerance tolerance_for(DType q_dtype, DType out_dtype, float output_scale = 1.0f, double v_max = 1.0);
+// The largest finite |V| over the keys the problem's sequences use
+// (seqused_k keys of each, through its block table), dequantised.
+double v_magnitude(const testing::Problem& prob);
+// tolerance_for the problem's dtypes, output_scale and v_magnitude().
+Tolerance tolerance_for(const testing::Problem& prob);
 
 struct RunOptions {
   Arch arch = Arch::gfx950;

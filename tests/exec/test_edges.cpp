@@ -1,11 +1,15 @@
 // Edge rules of the contract (SPEC.md s.1) through the real path on both
 // architectures: caches whose element offsets exceed 2^31 (and byte offsets
 // 2^32), unusual qpk (48, 71), block_size 1 and 784, num_seqs 0, fp8 output, and
-// the RDNA2 seed kernel's windows 1/17/100 at block sizes 13/16/784.
+// the RDNA2 seed kernel's windows 1/17/100 at block sizes 13/16/784; fp8 KV
+// codes near +-448, whose error bound scales with the magnitude of V.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 
+#include "reference.hpp"  // tests/reference
 #include "run.hpp"
 
 using namespace uattn;
@@ -123,6 +127,85 @@ TEST(Edges, Fp8OutputWithScale) {
       const exec::RunResult r = run(s, a, p);
       EXPECT_TRUE(r.ok) << to_string(a) << " output_scale " << out_scale << ": " << r.error;
     }
+}
+
+// fp8 KV whose codes sit near +-448 (|code| in [256, 448], random signs; the
+// NaN codes that mark memory holding no token are kept), k_scale 0.5 and
+// v_scale 0.25: dequantised V reaches 112. Issue 11 class 10.
+std::unique_ptr<uattn::testing::Problem> large_fp8_codes(DType q, uint64_t seed) {
+  uattn::testing::ProblemSpec s = base();
+  s.head_size = 128;  // fp8 KV instances of the ci subset too
+  s.q_dtype = s.out_dtype = q;
+  s.kv_dtype = DType::fp8e4m3;
+  s.k_scale = 0.5f;
+  s.v_scale = 0.25f;
+  s.softmax_scale = 1e-3f;  // scores O(1): out averages many V rows of +-(64..112), so |out| is often small
+  s.seed = seed;
+  auto prob = uattn::testing::make_problem(s, exec::guarded_allocator());
+  std::mt19937_64 rng(seed);
+  for (uattn::testing::Buffer* b : {&prob->k_cache, &prob->v_cache}) {
+    auto* code = static_cast<uint8_t*>(b->ptr);
+    for (size_t i = 0; i < b->bytes; ++i) {
+      if ((code[i] & 0x7F) == 0x7F) continue;  // NaN: no token here
+      code[i] = (uint8_t)(0x70 + rng() % 15) | (uint8_t)((rng() & 1) << 7);  // 0x70 = 256 ... 0x7E = 448
+    }
+  }
+  return prob;
+}
+
+TEST(Edges, Fp8KvCodesNearTheRangeLimit) {
+  for (Arch a : archs())
+    for (ForcePath p : {ForcePath::k2D, ForcePath::k3D})
+      for (DType q : {DType::bf16, DType::f16}) {
+        auto prob = large_fp8_codes(q, 40 + (int)p);
+        ASSERT_GT(exec::v_magnitude(*prob), 100.0);  // up to 448 * 0.25 = 112
+        exec::RunOptions o;
+        o.arch = a;
+        o.select.path = p;
+        const exec::RunResult r = exec::run_problem(*prob, o);
+        EXPECT_TRUE(r.ok) << to_string(a) << " " << to_string(q) << ": " << r.error;
+      }
+}
+
+// The widened bound still catches real regressions (a test of the tolerance,
+// on the reference alone): an error of the size P's rounding makes passes, a
+// wrong dequantisation scale or one element off by three times its bound does not.
+TEST(Tolerance, Fp8KvBoundScalesWithVAndCatchesRegressions) {
+  auto prob = large_fp8_codes(DType::bf16, 50);
+  const double v_max = exec::v_magnitude(*prob);
+  const exec::Tolerance t = exec::tolerance_for(*prob);
+  EXPECT_DOUBLE_EQ(t.atol, 1.5e-2 * v_max);  // the bf16 bound for |V| <= 1, times max|V|
+  EXPECT_DOUBLE_EQ(exec::tolerance_for(DType::bf16, DType::bf16).atol, 1.5e-2);
+  const std::vector<double> ref = prob->reference();
+  // The measured gfx950 deviation of this kind of input: 0.34 (P rounded to bf16 before P.V).
+  std::vector<double> near = ref;
+  for (size_t i = 0; i < near.size(); ++i) near[i] += (i % 2 ? 0.34 : -0.34);
+  prob->write_output(near);
+  uattn::testing::CompareResult c = uattn::testing::compare_output(*prob, ref, t.atol, t.rtol);
+  EXPECT_TRUE(c.ok) << c.first_failure;
+  // The unscaled bound would refuse it: the old tolerance was wrong for this input.
+  const exec::Tolerance old = exec::tolerance_for(DType::bf16, DType::bf16);
+  EXPECT_FALSE(uattn::testing::compare_output(*prob, ref, old.atol, old.rtol).ok);
+  // Regressions: V dequantised with k_scale; K dequantised with v_scale.
+  auto wrong = [&](void (*edit)(AttnParams&)) {
+    AttnParams p = prob->params;
+    edit(p);
+    uattn::ref::RefInputs in = prob->ref_inputs();
+    in.p = &p;
+    prob->write_output(uattn::ref::attention(in));
+    return uattn::testing::compare_output(*prob, ref, t.atol, t.rtol);
+  };
+  c = wrong([](AttnParams& p) { p.v_scale = p.k_scale; });
+  EXPECT_FALSE(c.ok) << "V dequantised with k_scale passed (max diff " << c.max_abs << ")";
+  c = wrong([](AttnParams& p) { p.k_scale = p.v_scale; });
+  EXPECT_FALSE(c.ok) << "K dequantised with v_scale passed (max diff " << c.max_abs << ")";
+  // One element three bounds away from the reference.
+  std::vector<double> one = ref;
+  one[5] += 3 * (t.atol + t.rtol * std::fabs(ref[5]));
+  prob->write_output(one);
+  c = uattn::testing::compare_output(*prob, ref, t.atol, t.rtol);
+  EXPECT_FALSE(c.ok) << "an element off by 3 bounds passed";
+  EXPECT_EQ(c.fail_count, 1u);
 }
 
 }  // namespace

@@ -176,3 +176,18 @@ def test_list_json_has_details(run):
     assert rec["lds_bytes"] == 32 * (80 + 32) * 2  # Q and P rows (config.hpp attn_lds_bytes)
     assert (rec["block_m"], rec["block_n"], rec["waves"], rec["tile"]) == (32, 32, 4, "large")
     assert rec["wave_size"] == 32 and rec["features"] == [] and rec["block_size"] == 16
+
+
+def test_check_kernel_per_arch_with_instances(run, tmp_path):
+    """One index-array check kernel per architecture that has instances (checked launches)."""
+    out = tmp_path / "out"
+    assert run("generate", "--matrix", DEFAULT_YAML, "--subset", "ci", "--arch", "gfx950", "--out", out)[0] == 0
+    assert sorted(p.name for p in (out / "checks").glob("*.hip")) == ["uattn_gfx950_check.hip"]
+    assert (out / "checks" / "uattn_gfx950_check.hip").read_text().endswith(
+        '#include "uattn/kernel/instance.hpp"\n\nUATTN_CHECK_INSTANCE(uattn_gfx950_check, gfx950)\n')
+    assert re.findall(r"^UATTN_CHECK_ENTRY\((\w+)\)$", (out / "checks.inc").read_text(), re.M) == [
+        "uattn_gfx950_check"]
+    cmake = (out / "instances.cmake").read_text()
+    assert "set(UATTN_CHECK_KERNEL_gfx950 uattn_gfx950_check)" in cmake
+    assert "UATTN_CHECK_KERNEL_gfx1030" not in cmake
+    assert not list((out / "instances").glob("*_check.hip"))  # not an instance: no table row

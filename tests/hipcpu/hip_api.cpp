@@ -755,7 +755,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsi
         {"q", p.q}, {"k_cache", p.k_cache}, {"v_cache", p.v_cache}, {"out", p.out},
         {"cu_seqlens_q", p.cu_seqlens_q}, {"seqused_k", p.seqused_k}, {"block_table", p.block_table},
         {"alibi_slopes", p.alibi_slopes}, {"qq_bias", p.qq_bias}, {"sinks", p.sinks},
-        {"ws_acc", p.ws_acc}, {"ws_max", p.ws_max}, {"ws_sum", p.ws_sum}};
+        {"ws_acc", p.ws_acc}, {"ws_max", p.ws_max}, {"ws_sum", p.ws_sum}, {"status", p.status}};
     {
       std::lock_guard<std::mutex> g(g_mu);
       for (auto [what, ptr] : ptrs)

@@ -66,6 +66,10 @@ TEST(CApi, ArgsInitDefaults) {
   EXPECT_EQ(a.softcap, 0.0f);
   EXPECT_EQ(a.alibi_slopes, nullptr);
   EXPECT_EQ(a.num_seqs, 0);
+  EXPECT_EQ(a.cu_seqlens_q_host, nullptr);
+  EXPECT_EQ(a.seqused_k_host, nullptr);
+  EXPECT_EQ(a.block_table_host, nullptr);
+  EXPECT_EQ(a.index_status, nullptr);
 }
 
 TEST(CApi, VersionStampIsTheLibrarysStamp) {
@@ -112,6 +116,41 @@ TEST(CApi, ValidateNamesArgument) {
   EXPECT_EQ(uattn_validate(&a), UATTN_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(uattn_last_error_message(),
                "uattn: q.shape[1] (num_q_heads) = 12 is not a multiple of k_cache.shape[2] (num_kv_heads) = 5");
+}
+
+// Issue 11 class 1 (a): the C API checks host copies of the index arrays.
+TEST(CApi, ValidateIndicesFromHostCopies) {
+  uattn::testing::ArgsFixture f;
+  uattn_args_t a = c_args(f.args);
+  EXPECT_EQ(uattn_validate_indices(&a), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(has(uattn_last_error_message(), "cu_seqlens_q_host is null")) << uattn_last_error_message();
+  a.cu_seqlens_q_host = f.cu_seqlens_q.data();
+  a.seqused_k_host = f.seqused_k.data();
+  a.block_table_host = f.block_table.data();
+  EXPECT_EQ(uattn_validate_indices(&a), UATTN_OK) << uattn_last_error_message();
+  f.cu_seqlens_q = {0, 4, 3};
+  a.cu_seqlens_q_host = f.cu_seqlens_q.data();
+  EXPECT_EQ(uattn_validate_indices(&a), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(uattn_last_error_message(), f.check_indices().message.c_str());
+  EXPECT_TRUE(has(uattn_last_error_message(), "cu_seqlens_q[2] = 3 < cu_seqlens_q[1] = 4"));
+  // uattn_run checks them before anything else that needs a device.
+  CRuntime r;
+  EXPECT_EQ(uattn_run(r.rt, &a, nullptr, 0, nullptr, nullptr), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(has(uattn_last_error_message(), "cu_seqlens_q[2] = 3 < cu_seqlens_q[1] = 4"));
+  EXPECT_EQ(uattn_validate_indices(nullptr), UATTN_ERR_INVALID_ARGUMENT);
+}
+
+// Issue 11 class 3 through the C API.
+TEST(CApi, OutAliasingQIsRefused) {
+  uattn::testing::ArgsFixture f;
+  uattn_args_t a = c_args(f.args);
+  a.out.data = a.q.data;
+  EXPECT_EQ(uattn_validate(&a), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(has(uattn_last_error_message(), "overlaps q")) << uattn_last_error_message();
+  a.out = c_tensor(f.args.out);
+  a.k_cache.stride[0] = -a.k_cache.stride[0];
+  EXPECT_EQ(uattn_validate(&a), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(has(uattn_last_error_message(), "k_cache.stride[0] = -")) << uattn_last_error_message();
 }
 
 TEST(CApi, RunWithoutDevice) {

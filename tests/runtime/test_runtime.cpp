@@ -495,6 +495,58 @@ TEST(Run, NullOutParametersAreRefused) {
   EXPECT_EQ(s.message, "uattn: Runtime::workspace_size: bytes is null; expected a pointer to the result");
 }
 
+// Issue 11 class 1 (a): host copies of the index arrays are checked by run()
+// before a device is probed; class 3: layouts whose writes alias are refused.
+TEST(Run, HostCopiesOfTheIndexArraysAreChecked) {
+  std::unique_ptr<Runtime> rt = memory_runtime();
+  ArgsFixture f;
+  f.args.cu_seqlens_q_host = f.cu_seqlens_q.data();
+  f.args.seqused_k_host = f.seqused_k.data();
+  f.args.block_table_host = f.block_table.data();
+  f.block_table[8 + 1] = 10;  // outside [0, num_blocks = 10)
+  Status s = rt->run(f.args, nullptr, 0, nullptr);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, f.check_indices().message);
+  size_t bytes = 3;
+  EXPECT_EQ(rt->workspace_size(f.args, &bytes).code, kInvalidArgument);
+  Selection sel;
+  EXPECT_EQ(rt->plan(f.args, &sel).code, kInvalidArgument);
+  f.block_table[8 + 1] = 9;
+  f.seqused_k[1] = 4;  // < q_len 5
+  s = rt->run(f.args, nullptr, 0, nullptr);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_TRUE(has(s.message, "seqused_k[1] = 4 < q_len 5")) << s.message;
+  f.args.block_table_host = nullptr;  // two of three
+  s = rt->run(f.args, nullptr, 0, nullptr);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_EQ(s.message, "uattn: host copies of the index arrays: cu_seqlens_q_host set, seqused_k_host set, "
+                       "block_table_host null; expected all three or none");
+}
+
+TEST(Run, MisalignedIndexStatusIsRefused) {
+  std::unique_ptr<Runtime> rt = memory_runtime();
+  ArgsFixture f;
+  alignas(8) uint32_t words[8] = {};
+  f.args.index_status = reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(words) + 2);
+  const Status s = rt->run(f.args, nullptr, 0, nullptr);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_TRUE(has(s.message, "index_status is not 4-byte aligned")) << s.message;
+}
+
+TEST(Run, AliasingLayoutsAreRefusedBeforeTheDevice) {
+  std::unique_ptr<Runtime> rt = memory_runtime();
+  ArgsFixture f;
+  f.args.out.data = f.args.q.data;
+  Status s = rt->run(f.args, nullptr, 0, nullptr);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_TRUE(has(s.message, "overlaps q")) << s.message;
+  ArgsFixture g;
+  g.args.out.stride[1] = 64;
+  s = rt->run(g.args, nullptr, 0, nullptr);
+  EXPECT_EQ(s.code, kInvalidArgument);
+  EXPECT_TRUE(has(s.message, "out.stride[1] (num_q_heads) = 64")) << s.message;
+}
+
 TEST(Run, EmptyCallIsANoOp) {
   std::unique_ptr<Runtime> rt = memory_runtime();
   ArgsFixture f;

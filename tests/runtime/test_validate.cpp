@@ -91,6 +91,8 @@ TEST(Validate, LastDimContiguous) {
 TEST(Validate, AnyOtherStridesAreServed) {  // views of [num_blocks, 2, block_size, Hkv, D], padded rows
   ArgsFixture f;
   f.args.k_cache.stride[0] = f.args.v_cache.stride[0] = 2 * 16 * 2 * 128;
+  std::vector<uint16_t> padded(6 * 16 * 136);  // q with padded head rows: a buffer of its own size
+  f.args.q.data = padded.data();
   f.args.q.stride[1] = 136;
   f.args.q.stride[0] = 16 * 136;
   EXPECT_TRUE(validate(f.args).ok()) << validate(f.args).message;
@@ -175,6 +177,10 @@ TEST(Validate, UnusualGqaRatiosAreServed) {  // qpk 7, 71 occur in real models
   f.args.q.shape[1] = f.args.out.shape[1] = 14;
   EXPECT_TRUE(validate(f.args).ok()) << validate(f.args).message;
   f.args.q.shape[1] = f.args.out.shape[1] = 142;
+  std::vector<uint16_t> q(6 * 142 * 128), out(q.size());  // buffers and token strides of 142 heads
+  f.args.q.data = q.data();
+  f.args.out.data = out.data();
+  f.args.q.stride[0] = f.args.out.stride[0] = 142 * 128;
   EXPECT_TRUE(validate(f.args).ok()) << validate(f.args).message;
 }
 
@@ -305,13 +311,78 @@ TEST(Validate, QqBiasStride) {
   ArgsFixture f;
   const float bias[64] = {};
   f.args.qq_bias = bias;
-  f.args.qq_bias_stride = 4;  // max_seqlen_q = 5
-  EXPECT_TRUE(Refused(validate(f.args), {"qq_bias_stride = 4", "max_seqlen_q = 5"}));
-  f.args.qq_bias_stride = 8;
-  EXPECT_TRUE(validate(f.args).ok());
+  // SPEC.md s.1 step 5 defines a bias narrower than max_seqlen_q (= 5 here):
+  // keys past the width get none. Issue 11 class 9: this was refused.
+  for (int width : {1, 4, 5, 8}) {
+    f.args.qq_bias_stride = width;
+    EXPECT_TRUE(validate(f.args).ok()) << width << ": " << validate(f.args).message;
+  }
+  f.args.qq_bias_stride = 0;
+  EXPECT_TRUE(Refused(validate(f.args), {"qq_bias_stride = 0", "expected >= 1"}));
+  f.args.qq_bias_stride = -3;
+  EXPECT_TRUE(Refused(validate(f.args), {"qq_bias_stride = -3"}));
   f.args.qq_bias = nullptr;  // the stride is ignored without a bias
   f.args.qq_bias_stride = 0;
   EXPECT_TRUE(validate(f.args).ok());
+}
+
+// ---- layouts that overlap or run backwards (issue 11 class 3) --------------
+
+TEST(Validate, NegativeStridesAreRefused) {
+  for (const char* name : {"q", "k_cache", "v_cache", "out"}) {
+    ArgsFixture f;
+    TensorDesc& t = name[0] == 'q' ? f.args.q : name[0] == 'k' ? f.args.k_cache : name[0] == 'v' ? f.args.v_cache
+                                                                                                   : f.args.out;
+    t.stride[0] = -t.stride[0];
+    EXPECT_TRUE(Refused(validate(f.args), {name, ".stride[0] = -", "expected >= 0"})) << name;
+  }
+}
+
+TEST(Validate, OutRowsMustNotOverlap) {
+  ArgsFixture f;  // out [6, 16, 128], strides [2048, 128, 1]
+  f.args.out.stride[1] = 127;  // heads overlap by one element
+  EXPECT_TRUE(Refused(validate(f.args), {"out.stride[1] (num_q_heads) = 127", "rows of out overlap",
+                                         "expected a stride >= 128"}));
+  f.args.out.stride[1] = 0;  // every head on the same row
+  EXPECT_TRUE(Refused(validate(f.args), {"out.stride[1] (num_q_heads) = 0"}));
+  f.args.out.stride[1] = 128;
+  f.args.out.stride[0] = 16 * 128 - 1;  // tokens overlap
+  EXPECT_TRUE(Refused(validate(f.args), {"out.stride[0] (num_tokens) = 2047", "expected a stride >= 2048"}));
+  f.args.out.stride[0] = 16 * 128;
+  EXPECT_TRUE(validate(f.args).ok()) << validate(f.args).message;
+  // Head-major out ([Hq, T, D] memory order) does not overlap: served.
+  f.args.out.stride[0] = 128;
+  f.args.out.stride[1] = 6 * 128;
+  EXPECT_TRUE(validate(f.args).ok()) << validate(f.args).message;
+  f.args.out.stride[1] = 5 * 128;  // the last token of head h meets head h + 1
+  EXPECT_TRUE(Refused(validate(f.args), {"rows of out overlap"}));
+  // A dimension of size 1 may have any stride.
+  ArgsFixture g;
+  g.args.out.shape[0] = g.args.q.shape[0] = 1;
+  g.cu_seqlens_q = {0, 1, 1};
+  g.args.out.stride[0] = 0;
+  EXPECT_TRUE(validate(g.args).ok()) << validate(g.args).message;
+}
+
+TEST(Validate, OutMustNotShareMemoryWithInputs) {
+  ArgsFixture f;
+  f.args.out.data = f.args.q.data;  // in place
+  EXPECT_TRUE(Refused(validate(f.args), {"out (bytes [0x", "overlaps q", "out == q, is not served"}));
+  f.args.out.data = f.k.data() + 10 * 16 * 2 * 128 - 1;  // the last element of k_cache
+  EXPECT_TRUE(Refused(validate(f.args), {"overlaps k_cache"}));
+  f.args.out.data = f.v.data() + 5;
+  EXPECT_TRUE(Refused(validate(f.args), {"overlaps v_cache"}));
+  // Adjacent is not overlapping: out right after q in one allocation.
+  std::vector<uint16_t> both(2 * 6 * 16 * 128);
+  f.args.q.data = both.data();
+  f.args.out.data = both.data() + 6 * 16 * 128;
+  EXPECT_TRUE(validate(f.args).ok()) << validate(f.args).message;
+  f.args.out.data = both.data() + 6 * 16 * 128 - 1;
+  EXPECT_TRUE(Refused(validate(f.args), {"overlaps q"}));
+  // The inputs may share memory with one another (they are only read).
+  f.args.out.data = f.out.data();
+  f.args.v_cache.data = f.args.k_cache.data;
+  EXPECT_TRUE(validate(f.args).ok()) << validate(f.args).message;
 }
 
 // ---- validate_indices -------------------------------------------------------
@@ -328,10 +399,14 @@ TEST(ValidateIndices, CuSeqlensNonMonotonic) {
   EXPECT_TRUE(Refused(f.check_indices(), {"cu_seqlens_q[2] = 3 < cu_seqlens_q[1] = 4", "non-decreasing"}));
 }
 
-TEST(ValidateIndices, CuSeqlensEndsAtNumTokens) {
+TEST(ValidateIndices, CuSeqlensEndsAtMostAtNumTokens) {
   ArgsFixture f;
-  f.cu_seqlens_q = {0, 1, 5};
-  EXPECT_TRUE(Refused(f.check_indices(), {"cu_seqlens_q[2] = 5", "num_tokens = q.shape[0] = 6"}));
+  f.cu_seqlens_q = {0, 1, 7};
+  f.args.max_seqlen_q = 6;
+  EXPECT_TRUE(Refused(f.check_indices(), {"cu_seqlens_q[2] = 7 > num_tokens = q.shape[0] = 6", "padding"}));
+  f.cu_seqlens_q = {0, 1, 5};  // row 5 of q/out is padding (SPEC.md s.1): served, never written
+  f.args.max_seqlen_q = 4;
+  EXPECT_TRUE(f.check_indices().ok()) << f.check_indices().message;
 }
 
 TEST(ValidateIndices, QLenWithinMaxSeqlenQ) {
@@ -355,7 +430,7 @@ TEST(ValidateIndices, SequsedKWithinMaxSeqlenK) {
 TEST(ValidateIndices, BlockIdsInRange) {
   ArgsFixture f;
   f.block_table[8 + 1] = 10;  // sequence 1 uses 2 blocks; num_blocks = 10
-  EXPECT_TRUE(Refused(f.check_indices(), {"block_table[1][1] = 10", "[0, num_blocks = 10)", "first 2 entries"}));
+  EXPECT_TRUE(Refused(f.check_indices(), {"block_table[1][1] = 10", "[0, num_blocks = 10)", "sequence 1 uses"}));
   ArgsFixture g;
   g.block_table[3] = -5;
   EXPECT_TRUE(Refused(g.check_indices(), {"block_table[0][3] = -5"}));
@@ -379,6 +454,146 @@ TEST(ValidateIndices, RunsValidateFirst) {
   ArgsFixture f;
   f.args.window_left = -7;
   EXPECT_TRUE(Refused(f.check_indices(), {"window_left = -7"}));
+}
+
+// ---- SPEC.md s.1 at its boundaries (issue 11 class 9) -------------------------
+// Every rule of the contract that validate() / validate_indices() enforce, with
+// the value at the boundary (accepted) and one step past it (refused, the
+// message naming the argument): validation accepts exactly what SPEC defines.
+struct Boundary {
+  const char* rule;
+  void (*set)(ArgsFixture& f, bool past);  // past = false: the last accepted value; true: the first refused
+  const char* fragment;                    // in the refusal
+};
+
+const Boundary kBoundaries[] = {
+    {"num_tokens >= 0", [](ArgsFixture& f, bool past) {
+       f.args.q.shape[0] = f.args.out.shape[0] = past ? -1 : 0;
+       f.args.num_seqs = 0;
+     }, "q.shape[0] (num_tokens) = -1"},
+    {"num_blocks >= 0", [](ArgsFixture& f, bool past) {
+       f.args.k_cache.shape[0] = f.args.v_cache.shape[0] = past ? -1 : 0;
+       f.args.num_seqs = 0;
+     }, "k_cache.shape[0] (num_blocks) = -1"},
+    {"block_size >= 1", [](ArgsFixture& f, bool past) {
+       f.args.k_cache.shape[1] = f.args.v_cache.shape[1] = past ? 0 : 1;
+       f.args.max_seqlen_k = 0;
+       f.args.num_seqs = 0;
+     }, "k_cache.shape[1] (block_size) = 0"},
+    {"num_q_heads % num_kv_heads == 0", [](ArgsFixture& f, bool past) {
+       f.args.k_cache.shape[2] = f.args.v_cache.shape[2] = past ? 3 : 16;  // Hq = 16
+     }, "not a multiple of k_cache.shape[2] (num_kv_heads) = 3"},
+    {"head_size contiguous", [](ArgsFixture& f, bool past) { f.args.q.stride[2] = past ? 2 : 1; },
+     "q.stride[2] = 2"},
+    {"strides >= 0", [](ArgsFixture& f, bool past) { f.args.k_cache.stride[2] = past ? -1 : 0; },
+     "k_cache.stride[2] = -1"},
+    {"out rows do not overlap", [](ArgsFixture& f, bool past) { f.args.out.stride[1] = past ? 127 : 128; },
+     "out.stride[1] (num_q_heads) = 127"},
+    {"num_seqs >= 0", [](ArgsFixture& f, bool past) { f.args.num_seqs = past ? -1 : 0; }, "num_seqs = -1"},
+    {"max_seqlen_q >= 0", [](ArgsFixture& f, bool past) {
+       f.args.max_seqlen_q = past ? -1 : 0;
+       f.args.num_seqs = 0;
+     }, "max_seqlen_q = -1"},
+    {"max_seqlen_k >= 0", [](ArgsFixture& f, bool past) {
+       f.args.max_seqlen_k = past ? -1 : 0;
+       f.args.num_seqs = 0;
+     }, "max_seqlen_k = -1"},
+    {"block_table_stride >= max_blocks_per_seq", [](ArgsFixture& f, bool past) {
+       f.args.block_table_stride = past ? 7 : 8;
+     }, "block_table_stride = 7 < max_blocks_per_seq = 8"},
+    {"max_blocks_per_seq * block_size >= max_seqlen_k", [](ArgsFixture& f, bool past) {
+       f.args.max_seqlen_k = past ? 8 * 16 + 1 : 8 * 16;
+     }, "max_seqlen_k = 129"},
+    {"softmax_scale > 0", [](ArgsFixture& f, bool past) {
+       f.args.softmax_scale = past ? 0.0f : std::numeric_limits<float>::denorm_min();
+     }, "softmax_scale = 0"},
+    {"softmax_scale finite", [](ArgsFixture& f, bool past) {
+       f.args.softmax_scale = past ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::max();
+     }, "softmax_scale = inf"},
+    {"window_left >= -1", [](ArgsFixture& f, bool past) { f.args.window_left = past ? -2 : -1; },
+     "window_left = -2"},
+    {"softcap >= 0", [](ArgsFixture& f, bool past) {
+       f.args.softcap = past ? -std::numeric_limits<float>::denorm_min() : 0.0f;
+     }, "softcap = -"},
+    {"softcap finite", [](ArgsFixture& f, bool past) {
+       f.args.softcap = past ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::max();
+     }, "softcap = inf"},
+    {"k_scale = 1 for f16 KV", [](ArgsFixture& f, bool past) {
+       f.args.k_scale = past ? std::nextafter(1.0f, 2.0f) : 1.0f;
+     }, "k_scale = 1"},
+    {"qq_bias width >= 1 (narrower than max_seqlen_q is defined)", [](ArgsFixture& f, bool past) {
+       static const float bias[64] = {};
+       f.args.qq_bias = bias;
+       f.args.qq_bias_stride = past ? 0 : 1;
+     }, "qq_bias_stride = 0"},
+    // The index arrays (validate_indices).
+    {"cu_seqlens_q[0] == 0", [](ArgsFixture& f, bool past) { f.cu_seqlens_q = {past ? -1 : 0, 1, 6}; },
+     "cu_seqlens_q[0] = -1"},
+    {"cu_seqlens_q non-decreasing", [](ArgsFixture& f, bool past) {
+       f.cu_seqlens_q = {0, past ? 2 : 1, 1};  // equal: q_len 0 is ordinary
+       f.args.max_seqlen_q = 6;
+     }, "cu_seqlens_q[2] = 1 < cu_seqlens_q[1] = 2"},
+    {"q_len <= max_seqlen_q", [](ArgsFixture& f, bool past) { f.args.max_seqlen_q = past ? 4 : 5; },
+     "= 5 > max_seqlen_q = 4"},
+    {"seqused_k >= q_len", [](ArgsFixture& f, bool past) { f.seqused_k = {100, past ? 4 : 5}; },
+     "seqused_k[1] = 4 < q_len 5"},
+    {"seqused_k <= max_seqlen_k", [](ArgsFixture& f, bool past) { f.seqused_k = {past ? 101 : 100, 20}; },
+     "seqused_k[0] = 101 > max_seqlen_k = 100"},
+    {"block id >= 0", [](ArgsFixture& f, bool past) { f.block_table[8] = past ? -1 : 0; },
+     "block_table[1][0] = -1"},
+    {"block id < num_blocks", [](ArgsFixture& f, bool past) { f.block_table[8 + 1] = past ? 10 : 9; },
+     "block_table[1][1] = 10 is outside [0, num_blocks = 10)"},
+    {"block ids of the used columns only", [](ArgsFixture& f, bool past) {
+       f.seqused_k = {100, past ? 33 : 32};  // 32 keys use 2 blocks; 33 reach column 2 (garbage -1)
+     }, "block_table[1][2] = -1"},
+    {"cu_seqlens_q[num_seqs] <= num_tokens", [](ArgsFixture& f, bool past) {
+       f.args.q.shape[0] = f.args.out.shape[0] = past ? 5 : 6;  // fewer rows than tokens; more is padding
+     }, "cu_seqlens_q[2] = 6 > num_tokens = q.shape[0] = 5"},
+};
+
+TEST(SpecBoundaries, EachRuleAcceptsItsBoundaryAndRefusesOnePast) {
+  for (const Boundary& b : kBoundaries) {
+    ArgsFixture at;
+    b.set(at, false);
+    const Status ok = at.check_indices();
+    EXPECT_TRUE(ok.ok()) << b.rule << ": the boundary value was refused: " << ok.message;
+    ArgsFixture past;
+    b.set(past, true);
+    EXPECT_TRUE(Refused(past.check_indices(), {b.fragment})) << b.rule;
+  }
+}
+
+TEST(SpecBoundaries, PaddingRowsPastTheLastSequenceAreServed) {  // SPEC.md s.1, issue 11 class 8
+  ArgsFixture f;
+  f.args.q.shape[0] = f.args.out.shape[0] = 6;
+  f.cu_seqlens_q = {0, 1, 3};  // 3 padding rows
+  f.seqused_k = {100, 20};
+  EXPECT_TRUE(f.check_indices().ok()) << f.check_indices().message;
+}
+
+TEST(SpecBoundaries, HostAndDeviceStatusWordsGiveOneMessage) {
+  ArgsFixture f;
+  // The status words of a checked launch (uattn/kernel/check.hpp) name the same
+  // violation as the host check: rule 7 (block id), sequence 1, column 1, value 10.
+  const uint32_t st[4] = {7, 1, 1, 10};
+  f.block_table[8 + 1] = 10;
+  EXPECT_EQ(index_violation_message(f.args, st), f.check_indices().message);
+  const uint32_t ok[4] = {0, 0, 0, 0};
+  EXPECT_EQ(index_violation_message(f.args, ok), "");
+  const uint32_t bad[4] = {99, 0, 0, 0};
+  EXPECT_NE(index_violation_message(f.args, bad).find("not a known rule"), std::string::npos);
+}
+
+TEST(ValidateIndices, ArgsOwnHostCopies) {
+  ArgsFixture f;
+  f.args.cu_seqlens_q_host = f.cu_seqlens_q.data();
+  f.args.seqused_k_host = f.seqused_k.data();
+  f.args.block_table_host = f.block_table.data();
+  EXPECT_TRUE(validate_indices(f.args).ok());
+  f.block_table[0] = 10;
+  EXPECT_TRUE(Refused(validate_indices(f.args), {"block_table[0][0] = 10"}));
+  f.args.seqused_k_host = nullptr;
+  EXPECT_TRUE(Refused(validate_indices(f.args), {"seqused_k_host is null"}));
 }
 
 // ---- describe / make_params -------------------------------------------------

@@ -256,6 +256,8 @@ TEST(Bundle, HoldsExactlyTheBuiltTargets) {
   EXPECT_EQ(got, want) << list;
 }
 
+// Every code object holds exactly the table's kernels of its architecture and
+// its check kernel (checked launches, uattn/kernel/check.hpp).
 TEST(Bundle, CodeObjectSymbolsEqualTableRows) {
   for (Arch a : built_archs()) {
     const std::string co = std::string(UATTN_BUILD_DIR) + "/test_unbundled_" + to_string(a) + ".co";
@@ -276,6 +278,7 @@ TEST(Bundle, CodeObjectSymbolsEqualTableRows) {
     std::set<std::string> rows;
     for (const InstanceRow& r : all_rows())
       if (r.arch == a) rows.insert(r.name);
+    rows.insert("uattn_" + std::string(to_string(a)) + "_check");  // the index-array check kernel: no table row
     EXPECT_EQ(kernels, rows) << "code object " << co;
     EXPECT_FALSE(kernels.empty());
     // wavefront size of every kernel matches the architecture

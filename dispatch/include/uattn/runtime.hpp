@@ -152,6 +152,14 @@ class Runtime {
   // kMaxSegments) and problems the selector refuses as outside the contract
   // (Selection::invalid) are kInvalidArgument. A null out-parameter (here and in
   // create, create_from_buffer, plan, workspace_size) is kInvalidArgument.
+  // With args.cu_seqlens_q_host / seqused_k_host / block_table_host set, the
+  // host copies are checked first (validate_indices(); kInvalidArgument, nothing
+  // launched). With args.index_status set (a checked launch), the index-array
+  // check kernel runs first on the stream, and run() waits for the stream and
+  // returns kInvalidIndex naming the first violation, in which case no
+  // attention or reduce workgroup read an index or wrote out (an empty call
+  // launches nothing and leaves index_status untouched). The workspace and
+  // index_status must not share memory with a tensor (kInvalidArgument).
   Status run(const AttentionArgs& args, void* workspace, size_t workspace_bytes, void* stream,
              const SelectOptions& opt = {});
 

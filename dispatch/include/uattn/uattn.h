@@ -38,8 +38,13 @@ typedef enum uattn_status {
   UATTN_ERR_UNSUPPORTED_ARCH = 3, /* the device's architecture has no code object in the bundle */
   UATTN_ERR_NO_INSTANCE = 4,      /* no kernel instance serves this problem (see the message) */
   UATTN_ERR_BUNDLE = 5,           /* the kernel bundle cannot be found, read or parsed, or holds a corrupt image */
-  UATTN_ERR_HIP = 6               /* a HIP call failed (the message names the call and the error) */
+  UATTN_ERR_HIP = 6,              /* a HIP call failed (the message names the call and the error) */
+  UATTN_ERR_INVALID_INDEX = 7     /* checked launch: the device check found invalid index data (the message
+                                     names the first violation); nothing was written to out */
 } uattn_status_t;
+
+/* Bytes of the checked-launch status buffer (uattn_args_t.index_status). */
+#define UATTN_INDEX_STATUS_BYTES 16
 
 typedef struct uattn_tensor {
   const void* data;  /* device pointer; may be NULL only when the tensor has no elements */
@@ -68,6 +73,19 @@ typedef struct uattn_args {
   int32_t qq_bias_stride;
   const float* sinks;          /* [Hq] or NULL */
   float output_scale;          /* fp8 out only; 1 otherwise */
+  /* Optional host copies of the index arrays (same contents as the device arrays;
+   * all three or none). When given, uattn_run checks them (uattn_validate_indices)
+   * before launching anything: UATTN_ERR_INVALID_ARGUMENT on a violation. */
+  const int32_t* cu_seqlens_q_host; /* [num_seqs + 1] */
+  const int32_t* seqused_k_host;    /* [num_seqs] */
+  const int32_t* block_table_host;  /* [num_seqs, block_table_stride] */
+  /* Checked launch: device memory of UATTN_INDEX_STATUS_BYTES (4-byte aligned), or
+   * NULL. When given, uattn_run first launches a kernel that checks the device
+   * index arrays against the rules of uattn_validate_indices; on a violation every
+   * attention/reduce workgroup exits without reading an index or writing out, and
+   * uattn_run (which then waits for the stream: synchronous) returns
+   * UATTN_ERR_INVALID_INDEX naming the first violation. */
+  uint32_t* index_status;
 } uattn_args_t;
 
 /* Selection options; pass NULL for the defaults (automatic path, every instance). */
@@ -80,7 +98,7 @@ typedef struct uattn_options {
 typedef struct uattn_runtime uattn_runtime_t;
 
 /* Fills *args with the defaults: everything 0 / NULL except window_left = -1
- * and k_scale = v_scale = output_scale = 1. */
+ * and k_scale = v_scale = output_scale = 1 (no host copies, unchecked launch). */
 void uattn_args_init(uattn_args_t* args);
 
 /* Creates a runtime from the kernel bundle file uattn_kernels.hipfb.
@@ -105,6 +123,15 @@ const char* uattn_version_stamp(void);
 /* Checks the arguments against the contract (host-side; reads no device memory). */
 uattn_status_t uattn_validate(const uattn_args_t* args);
 
+/* uattn_validate, then the host copies of the index arrays (args->*_host, which
+ * must be set), in this order, reporting the first violation:
+ * cu_seqlens_q[0] == 0; per sequence i: cu_seqlens_q[i+1] >= cu_seqlens_q[i],
+ * q_len_i <= max_seqlen_q, q_len_i <= seqused_k[i] <= max_seqlen_k,
+ * ceil(seqused_k[i] / block_size) <= max_blocks_per_seq, those block-table
+ * entries in [0, num_blocks); then cu_seqlens_q[num_seqs] <= num_tokens (rows
+ * past it are padding and are never written). UATTN_ERR_INVALID_ARGUMENT. */
+uattn_status_t uattn_validate_indices(const uattn_args_t* args);
+
 /* Workspace bytes uattn_run needs on the current device (0 for the 2D path). */
 uattn_status_t uattn_workspace_size(uattn_runtime_t* rt, const uattn_args_t* args, const uattn_options_t* opt,
                                     size_t* bytes);
@@ -112,7 +139,11 @@ uattn_status_t uattn_workspace_size(uattn_runtime_t* rt, const uattn_args_t* arg
 /* Validates, selects an instance for the current HIP device and launches it
  * (plus the reduce kernel on the 3D path) on `stream` (a hipStream_t; NULL = the
  * default stream). Asynchronous; workspace must hold uattn_workspace_size bytes
- * of device memory (may be NULL when that is 0). */
+ * of device memory (may be NULL when that is 0), sharing no memory with a tensor.
+ * With args->*_host set, the host copies are checked first (nothing launched on a
+ * violation: UATTN_ERR_INVALID_ARGUMENT). With args->index_status set (a checked
+ * launch) the call is synchronous: it waits for the stream and returns
+ * UATTN_ERR_INVALID_INDEX when the device check found invalid index data. */
 uattn_status_t uattn_run(uattn_runtime_t* rt, const uattn_args_t* args, void* workspace, size_t workspace_bytes,
                          void* stream, const uattn_options_t* opt);
 

@@ -11,6 +11,7 @@
 // Strides are in elements of the tensor's own dtype; only the last dimension must
 // be contiguous (stride 1). Pointers are device pointers; nothing here reads them.
 #pragma once
+#include <stddef.h>
 #include <stdint.h>
 
 #include <string>
@@ -29,6 +30,7 @@ enum StatusCode : int {
   kNoInstance = UATTN_ERR_NO_INSTANCE,
   kBundle = UATTN_ERR_BUNDLE,
   kHip = UATTN_ERR_HIP,
+  kInvalidIndex = UATTN_ERR_INVALID_INDEX,
 };
 
 struct Status {
@@ -64,7 +66,25 @@ struct AttentionArgs {
   int qq_bias_stride = 0;
   const float* sinks = nullptr;           // [Hq]
   float output_scale = 1;                 // fp8 out only; exactly 1 otherwise
+  // Optional host copies of the index arrays (the same contents as the device
+  // arrays above; serving engines such as vLLM keep them). Give all three or
+  // none: when given, Runtime::run() checks them with validate_indices() before
+  // anything is launched (kInvalidArgument on a violation).
+  const int32_t* cu_seqlens_q_host = nullptr;  // [num_seqs + 1]
+  const int32_t* seqused_k_host = nullptr;     // [num_seqs]
+  const int32_t* block_table_host = nullptr;   // [num_seqs, block_table_stride]
+  // Checked launch: device memory of kIndexStatusBytes (4-byte aligned), or
+  // null for an unchecked launch. When given, Runtime::run() launches the
+  // index-array check kernel first; every attention/reduce workgroup exits when
+  // it finds a violation, so nothing is written and no invalid index is
+  // dereferenced. run() then reads the status back synchronously (it waits for
+  // the stream) and returns kInvalidIndex naming the first violation.
+  uint32_t* index_status = nullptr;
 };
+
+// Bytes of the checked-launch status buffer (AttentionArgs::index_status):
+// four uint32 words, see decode_index_status().
+constexpr size_t kIndexStatusBytes = UATTN_INDEX_STATUS_BYTES;
 
 // Checks everything that can be checked without reading device memory: dtypes,
 // ranks, shapes, strides, pointers, scalars and the host-known bounds. The first
@@ -73,13 +93,26 @@ struct AttentionArgs {
 //   "uattn: q.shape[1] (num_q_heads) = 12 is not a multiple of k_cache.shape[2] (num_kv_heads) = 5"
 Status validate(const AttentionArgs& args);
 
-// Deep check of the index arrays from host copies (tests, debugging): cu_seqlens_q
-// starts at 0, never decreases and ends at num_tokens; q_len_i <= max_seqlen_q;
-// q_len_i <= seqused_k[i] <= max_seqlen_k; the block-table entries a sequence uses
-// (the first ceil(seqused_k[i] / block_size) of its row) lie in [0, num_blocks).
-// Runs validate() first.
+// Deep check of the index arrays from host copies, in this order (the first
+// violation is reported): cu_seqlens_q[0] == 0; per sequence i:
+// cu_seqlens_q[i+1] >= cu_seqlens_q[i], q_len_i <= max_seqlen_q,
+// seqused_k[i] >= q_len_i, seqused_k[i] <= max_seqlen_k,
+// ceil(seqused_k[i] / block_size) <= max_blocks_per_seq, and the block-table
+// entries the sequence uses (the first ceil(seqused_k[i] / block_size) of its
+// row) in [0, num_blocks); then cu_seqlens_q[num_seqs] <= num_tokens (rows past
+// it are padding, SPEC.md s.1). No entry is read before the rules bounding it
+// hold. Runs validate() first; kInvalidArgument with the message of
+// index_violation_message(). The device check of a checked launch applies the
+// same rules in the same order (uattn/kernel/check.hpp).
 Status validate_indices(const AttentionArgs& args, const int32_t* cu_seqlens_q_host, const int32_t* seqused_k_host,
                         const int32_t* block_table_host);
+// The same with args' own host copies (cu_seqlens_q_host, ...), which must be set.
+Status validate_indices(const AttentionArgs& args);
+
+// A checked launch's status words (uattn/kernel/check.hpp): [0] the rule broken
+// (0: none), [1] the sequence, [2] a second value, [3] the value found. "" when
+// status[0] is 0, else "uattn: <argument> = <value> ...; expected ...".
+std::string index_violation_message(const AttentionArgs& args, const uint32_t status[4]);
 
 // Feature bits (params.hpp) the call uses.
 uint32_t features_of(const AttentionArgs& args);

@@ -58,6 +58,13 @@ UATTN_INLINE float rcp(float x) { return 1.0f / x; }
 
 // Hardware-only scheduling hints.
 UATTN_INLINE void sched_barrier() { __builtin_amdgcn_sched_barrier(0); }
+// Ends the wave at once (s_endpgm). Call it workgroup-uniformly, before any
+// barrier, and `return` after it (the host backend returns there). A plain
+// early `return` at kernel entry made LLVM lay the attention bodies' KV-tile
+// loops out differently (uattn-inspect: 0.455 instead of 2.73 row-keys per
+// cycle for uattn_gfx950_2d_f16_f16_d64_b16_plain_m32n32w1); a no-return exit
+// leaves them as they were.
+UATTN_INLINE void end_wave() { __builtin_amdgcn_endpgm(); }
 UATTN_INLINE void setprio(int) {}
 
 #if defined(UATTN_DEVICE_MATRIX_INSN_mfma_32x32x16)

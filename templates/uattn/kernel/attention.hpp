@@ -13,10 +13,12 @@
 // a packed row m of a sequence is (token m / qpk, query head kv_head * qpk +
 // m % qpk); 3D writes (acc x v_scale, max in log2 units, sum) per segment to
 // the workspace for the reduce kernel (reduce.hpp); rows past the last
-// sequence are never written.
+// sequence are never written. In a checked launch every workgroup exits on
+// entry when the check kernel refused the index arrays (check.hpp).
 #pragma once
 #include "uattn/kernel/attention_dot2.hpp"
 #include "uattn/kernel/attention_mfma.hpp"
+#include "uattn/kernel/check.hpp"
 #include "uattn/kernel/common.hpp"
 
 namespace uattn {
@@ -34,8 +36,23 @@ struct AttnBodyOf<MatrixInsn::dot2, A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, W
   using type = AttnBodyDot2<A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES>;
 };
 
+// A body behind the checked-launch entry guard: the workgroup exits before the
+// body runs when the check kernel refused the index arrays (check.hpp). Every
+// other member (kThreads, kLdsBytes, ...) is the body's.
+template <class Body>
+struct GuardedBody : Body {
+  UATTN_INLINE static void run(const AttnParams& p, char* lds) {
+    if (index_check_failed(p)) {
+      dl::end_wave();
+      return;
+    }
+    Body::run(p, lds);
+  }
+};
+
 // The kernel of an instance: the body of its architecture's matrix-instruction capability.
 template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN, int WAVES>
-using AttnKernel = typename AttnBodyOf<matrix_insn(A), A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES>::type;
+using AttnKernel =
+    GuardedBody<typename AttnBodyOf<matrix_insn(A), A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES>::type>;
 
 }  // namespace uattn

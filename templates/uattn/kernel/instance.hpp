@@ -1,8 +1,10 @@
 // Macros used by the generated instance files (one extern "C" kernel each; the
 // symbol equals the instance name). Generated files only set template
-// parameters; every line of logic lives in attention.hpp / reduce.hpp.
+// parameters; every line of logic lives in attention.hpp / reduce.hpp /
+// check.hpp.
 #pragma once
 #include "uattn/kernel/attention.hpp"
+#include "uattn/kernel/check.hpp"
 #include "uattn/kernel/reduce.hpp"
 
 #define UATTN_ATTENTION_INSTANCE(NAME, ARCH, PATH, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES)            \
@@ -15,6 +17,12 @@
 
 #define UATTN_REDUCE_INSTANCE(NAME, ARCH, HEAD)                                                 \
   using NAME##_traits = ::uattn::ReduceKernel<::uattn::Arch::ARCH, HEAD>;                      \
+  UATTN_GLOBAL UATTN_LAUNCH_BOUNDS(NAME##_traits::kThreads, NAME##_traits::kWavesPerEU) void NAME(::uattn::AttnParams p) { \
+    NAME##_traits::run(p, nullptr);                                                            \
+  }
+
+#define UATTN_CHECK_INSTANCE(NAME, ARCH)                                                        \
+  using NAME##_traits = ::uattn::CheckKernel<::uattn::Arch::ARCH>;                             \
   UATTN_GLOBAL UATTN_LAUNCH_BOUNDS(NAME##_traits::kThreads, NAME##_traits::kWavesPerEU) void NAME(::uattn::AttnParams p) { \
     NAME##_traits::run(p, nullptr);                                                            \
   }

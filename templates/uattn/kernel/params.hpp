@@ -49,7 +49,15 @@ struct AttnParams {
   float output_scale;       // used when out_dtype == fp8e4m3
   int32_t out_dtype;        // DType of out: the Q dtype, or fp8e4m3
   int32_t num_segments;     // 1 for 2D
+  // Checked launches (check.hpp): the host-known bounds the index arrays are
+  // checked against on the device, and the status words the check kernel
+  // writes (null: an unchecked launch; no kernel reads the bounds then).
+  int32_t num_blocks;       // k_cache.shape[0]
+  int32_t max_seqlen_q;
+  int32_t max_seqlen_k;
+  int32_t max_blocks_per_seq;
   int32_t pad_;
+  uint32_t* status;         // [kStatusWords] device memory, or null
 };
 
 }  // namespace uattn

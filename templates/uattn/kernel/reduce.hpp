@@ -5,7 +5,12 @@
 // For segment s with partial (acc_s, m_s, l_s), m in log2 units:
 //   M = max_s m_s;  L = sum_s l_s 2^(m_s - M);  out = sum_s acc_s 2^(m_s - M) / L,
 // and out = 0 where L == 0 (every key masked and no sink). SPEC.md s.2.
+// The grid covers q.shape[0] rows; rows at or past cu_seqlens_q[num_seqs]
+// (padding for graph capture, SPEC.md s.1) are left unwritten, and in a
+// checked launch nothing is written when the check kernel refused the index
+// arrays (check.hpp).
 #pragma once
+#include "uattn/kernel/check.hpp"
 #include "uattn/kernel/common.hpp"
 
 namespace uattn {
@@ -19,6 +24,10 @@ struct ReduceKernel {
 
   UATTN_INLINE static void run(const AttnParams& p, char* /*lds*/) {
     const int64_t token = dl::block_id_x();
+    if (index_check_failed(p) || token >= p.cu_seqlens_q[p.num_seqs]) {  // refused, or padding
+      dl::end_wave();
+      return;
+    }
     const int head = dl::block_id_y();
     const int S = p.num_segments;
     const int64_t row = (token * p.num_q_heads + head) * S;
