@@ -57,7 +57,14 @@ struct AttnBodyMfma {
   static constexpr int kChunks = HEAD / 8;   // 8-element chunks of a row
   static constexpr int kUnits = (BN / 4) * kChunks;  // staging unit: 4 consecutive keys x one chunk
   static constexpr int kUPL = (kUnits + kThreads - 1) / kThreads;
+  // When the units do not divide evenly over the lanes, the spare lanes of the
+  // last pass repeat the last unit (same loads, same LDS bytes written) rather
+  // than skip it: a skip is a per-lane branch that splits the tile loop.
   static constexpr bool kUnitGuard = (kUnits % kThreads) != 0;
+  UATTN_INLINE static int unit_of(int tid, int i) {
+    const int u = tid + i * kThreads;
+    return kUnitGuard && u >= kUnits ? kUnits - 1 : u;
+  }
   static constexpr bool kWin = (FEATS & kFeatWindow) != 0;
   static constexpr bool kCap = (FEATS & kFeatSoftcap) != 0;
   static constexpr bool kAlibi = (FEATS & kFeatAlibi) != 0;
@@ -136,8 +143,7 @@ struct AttnBodyMfma {
     const int k0 = tile * BN;
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
-      const int u = c.tid + i * kThreads;
-      if (kUnitGuard && u >= kUnits) break;
+      const int u = unit_of(c.tid, i);
       const int g = u / kChunks, d0 = (u % kChunks) * 8;
       const int64_t head_off_k = (int64_t)c.kvh * p.k_stride_head + d0;
       const int64_t head_off_v = (int64_t)c.kvh * p.v_stride_head + d0;
@@ -204,8 +210,7 @@ struct AttnBodyMfma {
     const dl::Lds<CT> v_lds{c.lds, base + (uint32_t)(BN * kKRow * 2), (uint32_t)(HEAD * kVRow)};
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
-      const int u = c.tid + i * kThreads;
-      if (kUnitGuard && u >= kUnits) break;
+      const int u = unit_of(c.tid, i);
       const int g = u / kChunks, d0 = (u % kChunks) * 8;
       dl::vec<CT, 8> kv[4], vv[4];
       UATTN_UNROLL
