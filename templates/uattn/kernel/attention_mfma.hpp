@@ -55,16 +55,18 @@ struct AttnBodyMfma {
   static constexpr int kDT = kDP / 32;       // O^T tiles
   static constexpr int kKK = HEAD / 16;      // 16-deep MFMA steps over the head
   static constexpr int kChunks = HEAD / 8;   // 8-element chunks of a row
-  static constexpr int kUnits = (BN / 4) * kChunks;  // staging unit: 4 consecutive keys x one chunk
+  // Staging unit: kUK consecutive keys x one 8-element chunk. kUK is the
+  // largest of 4, 2, 1 whose unit count is a multiple of the workgroup's
+  // lanes, so every lane stages the same number of units and the tile loop has
+  // no per-lane skip (a skip is a divergent branch that splits the loop). Only
+  // where none divides (d80 / d112 with 4 waves) do spare lanes skip.
+  static constexpr int units_of(int uk) { return (BN / uk) * kChunks; }
+  static constexpr int kUK = units_of(4) % kThreads == 0 ? 4
+                           : units_of(2) % kThreads == 0 ? 2
+                           : units_of(1) % kThreads == 0 ? 1 : 4;
+  static constexpr int kUnits = units_of(kUK);
   static constexpr int kUPL = (kUnits + kThreads - 1) / kThreads;
-  // When the units do not divide evenly over the lanes, the spare lanes of the
-  // last pass repeat the last unit (same loads, same LDS bytes written) rather
-  // than skip it: a skip is a per-lane branch that splits the tile loop.
   static constexpr bool kUnitGuard = (kUnits % kThreads) != 0;
-  UATTN_INLINE static int unit_of(int tid, int i) {
-    const int u = tid + i * kThreads;
-    return kUnitGuard && u >= kUnits ? kUnits - 1 : u;
-  }
   static constexpr bool kWin = (FEATS & kFeatWindow) != 0;
   static constexpr bool kCap = (FEATS & kFeatSoftcap) != 0;
   static constexpr bool kAlibi = (FEATS & kFeatAlibi) != 0;
@@ -98,7 +100,7 @@ struct AttnBodyMfma {
     dl::vec<CT, 8> qf[kKK];   // Q row as MFMA B fragments
     float acc[kDT][16];       // O^T accumulators
     float m_i, l_i;           // running max (log2 units, row-shared), running sum (this lane's keys)
-    Raw k_raw[kUPL][4], v_raw[kUPL][4];  // the next tile, staged in registers
+    Raw k_raw[kUPL][kUK], v_raw[kUPL][kUK];  // the next tile, staged in registers
   };
 
   struct Ctx {
@@ -143,25 +145,26 @@ struct AttnBodyMfma {
     const int k0 = tile * BN;
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
-      const int u = unit_of(c.tid, i);
+      const int u = c.tid + i * kThreads;
+      if (kUnitGuard && u >= kUnits) break;
       const int g = u / kChunks, d0 = (u % kChunks) * 8;
       const int64_t head_off_k = (int64_t)c.kvh * p.k_stride_head + d0;
       const int64_t head_off_v = (int64_t)c.kvh * p.v_stride_head + d0;
-      if constexpr (!kClamp && BLOCK > 0 && BLOCK % 4 == 0) {
-        const int j = k0 + 4 * g;  // 4 keys in one block
+      if constexpr (!kClamp && BLOCK > 0 && BLOCK % kUK == 0) {
+        const int j = k0 + kUK * g;  // kUK keys in one block
         const int64_t blk = c.bt[j / BLOCK];
         const int slot = j % BLOCK;
         const int64_t kb = blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + head_off_k;
         const int64_t vb = blk * p.v_stride_block + (int64_t)slot * p.v_stride_slot + head_off_v;
         UATTN_UNROLL
-        for (int q = 0; q < 4; ++q) {
+        for (int q = 0; q < kUK; ++q) {
           s.k_raw[i][q] = load_chunk<kAligned>(kc, kb + q * p.k_stride_slot);
           s.v_raw[i][q] = load_chunk<kAligned>(vc, vb + q * p.v_stride_slot);
         }
       } else {
         UATTN_UNROLL
-        for (int q = 0; q < 4; ++q) {
-          int j = k0 + 4 * g + q;
+        for (int q = 0; q < kUK; ++q) {
+          int j = k0 + kUK * g + q;
           if constexpr (kClamp) {
             j = j < c.w.kv_lo ? c.w.kv_lo : j;
             j = j >= c.w.kv_hi ? c.w.kv_hi - 1 : j;
@@ -210,35 +213,39 @@ struct AttnBodyMfma {
     const dl::Lds<CT> v_lds{c.lds, base + (uint32_t)(BN * kKRow * 2), (uint32_t)(HEAD * kVRow)};
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
-      const int u = unit_of(c.tid, i);
+      const int u = c.tid + i * kThreads;
+      if (kUnitGuard && u >= kUnits) break;
       const int g = u / kChunks, d0 = (u % kChunks) * 8;
-      dl::vec<CT, 8> kv[4], vv[4];
+      dl::vec<CT, 8> kv[kUK], vv[kUK];
       UATTN_UNROLL
-      for (int q = 0; q < 4; ++q) {
+      for (int q = 0; q < kUK; ++q) {
         kv[q] = widen(s.k_raw[i][q]);
         vv[q] = widen(s.v_raw[i][q]);
       }
       UATTN_UNROLL
-      for (int q = 0; q < 4; ++q) k_lds.template st_vec<8>((uint32_t)((4 * g + q) * kKRow + d0), kv[q]);
+      for (int q = 0; q < kUK; ++q) k_lds.template st_vec<8>((uint32_t)((kUK * g + q) * kKRow + d0), kv[q]);
       UATTN_UNROLL
       for (int e = 0; e < 8; ++e) {
-        dl::vec<CT, 4> t;
+        dl::vec<CT, kUK> t;
         UATTN_UNROLL
-        for (int q = 0; q < 4; ++q) t[q] = vv[q][e];
-        v_lds.template st_vec<4>((uint32_t)((d0 + e) * kVRow + 4 * g), t);
+        for (int q = 0; q < kUK; ++q) t[q] = vv[q][e];
+        v_lds.template st_vec<kUK>((uint32_t)((d0 + e) * kVRow + kUK * g), t);
       }
     }
   }
 
-  // Without prefetch: load and store one unit at a time (a scheduling fence
-  // between units bounds the registers in flight to one unit: 8 chunks).
+  // Without prefetch: load and store a group of units covering 4 keys at a
+  // time (a scheduling fence between groups bounds the registers in flight to
+  // 8 chunks).
+  static constexpr int kDirectStep = 4 / kUK;
   template <bool kAligned, bool kClamp, int kFirst = 0>
   UATTN_INLINE static void stage_direct(const Ctx& c, State& s, int tile, int buf) {
     if constexpr (kFirst < kUPL) {
-      stage_load<kAligned, kClamp, kFirst, 1>(c, s, tile);
-      stage_store<kFirst, 1>(c, s, buf);
+      constexpr int n = kUPL - kFirst < kDirectStep ? kUPL - kFirst : kDirectStep;
+      stage_load<kAligned, kClamp, kFirst, n>(c, s, tile);
+      stage_store<kFirst, n>(c, s, buf);
       dl::sched_barrier();
-      stage_direct<kAligned, kClamp, kFirst + 1>(c, s, tile, buf);
+      stage_direct<kAligned, kClamp, kFirst + n>(c, s, tile, buf);
     }
   }
 
