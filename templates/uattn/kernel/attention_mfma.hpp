@@ -49,7 +49,6 @@ struct AttnBodyMfma {
   // from memory into the MFMA A operand, and Q again every tile (config.hpp
   // mfma_k_direct): no K in LDS, no Q in registers.
   static constexpr bool kKDirect = mfma_k_direct(HEAD, BM, BLOCK);
-  static constexpr int kKGroup = 4;  // K/Q fragments in flight (a scheduling fence after each group)
   static constexpr int kDP = (HEAD + 31) / 32 * 32;  // output dims padded to the 32-wide MFMA tile
   static constexpr int kKRow = HEAD + 8;             // K tile row, elements (16-byte multiple, spreads banks)
   static constexpr int kVRow = BN + 8;               // V^T tile row, elements
@@ -81,6 +80,9 @@ struct AttnBodyMfma {
   static constexpr bool kQQ = (FEATS & kFeatQQBias) != 0;
   static constexpr bool kSink = (FEATS & kFeatSinks) != 0;
   static constexpr bool kFp8 = sizeof(KVT) == 1;
+  // kKDirect: K/Q fragment pairs in flight per scheduling group (fp8 K is
+  // widened on the way: smaller groups interleave the conversions and MFMAs).
+  static constexpr int kKGroup = kFp8 ? 2 : 4;
   // The generic instance serves unaligned problems too (run-time check).
   static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
   // Waves per SIMD the register allocation must allow: 4 for the K-direct
