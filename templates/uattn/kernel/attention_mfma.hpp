@@ -62,13 +62,17 @@ struct AttnBodyMfma {
   static constexpr int kDT = kDP / 32;       // O^T tiles
   static constexpr int kKK = HEAD / 16;      // 16-deep MFMA steps over the head
   static constexpr int kChunks = HEAD / 8;   // 8-element chunks of a row
+  // The generic instance serves unaligned problems too (run-time check).
+  static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
   // Staging unit: kUK consecutive keys x one 8-element chunk. kUK is the
   // largest of 4, 2, 1 whose unit count is a multiple of the workgroup's
   // lanes, so every lane stages the same number of units and the tile loop has
-  // no per-lane skip (a skip is a divergent branch that splits the loop). Only
-  // where none divides (d80 / d112 with 4 waves) do spare lanes skip.
+  // no per-lane skip (a skip is a divergent branch that splits the loop). Where
+  // none divides (d80 / d112 with 4 waves), and in the generic instance (whose
+  // loops stay straight-line with 4-key units and which spills at d112 with
+  // 1-key units), the unit is 4 keys and spare lanes skip.
   static constexpr int units_of(int uk) { return (BN / uk) * kChunks; }
-  static constexpr int kUK = units_of(4) % kThreads == 0 ? 4
+  static constexpr int kUK = kGeneric || units_of(4) % kThreads == 0 ? 4
                            : units_of(2) % kThreads == 0 ? 2
                            : units_of(1) % kThreads == 0 ? 1 : 4;
   static constexpr int kUnits = units_of(kUK);
@@ -83,8 +87,6 @@ struct AttnBodyMfma {
   // kKDirect: K/Q fragment pairs in flight per scheduling group (fp8 K is
   // widened on the way: smaller groups interleave the conversions and MFMAs).
   static constexpr int kKGroup = kFp8 ? 2 : 4;
-  // The generic instance serves unaligned problems too (run-time check).
-  static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
   // Waves per SIMD the register allocation must allow: 4 for the K-direct
   // tiles (<= 128 VGPR+AGPR; gfx950 has 512 per SIMD lane, VGPRs and AGPRs
   // unified: AMD Instinct CDNA3/CDNA4 ISA, "VGPR and AGPR" allocation) except
