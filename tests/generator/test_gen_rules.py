@@ -44,7 +44,9 @@ def test_lds_rule_prunes_a_tile_over_budget():
     object.__setattr__(big, "block_m", 128)  # 128 * (256 + 32) * 2 = 73728 > 64 KiB
     assert [r.name for r in failed_rules(big)] == ["lds-budget"]
     # gfx950: K [32][136] + V^T [128][40] per stage; one stage (1 wave), two (4 waves, <= 80 KiB)
-    assert lds_bytes("gfx950", 128, 32, 32) == (32 * 136 + 128 * 40) * 2
+    assert lds_bytes("gfx950", 128, 32, 32, 16) == 128 * 40 * 2  # K read straight from memory: V^T only
+    assert lds_bytes("gfx950", 128, 32, 32) == (32 * 136 + 128 * 40) * 2  # any block size: K in LDS
+    assert lds_bytes("gfx950", 64, 32, 32, 16) == (32 * 72 + 64 * 40) * 2
     assert lds_bytes("gfx950", 128, 128, 64) == 2 * (64 * 136 + 128 * 72) * 2
     assert lds_bytes("gfx950", 256, 128, 32) == 2 * (32 * 264 + 256 * 40) * 2
     # gfx1030: Q and P rows only
@@ -76,20 +78,21 @@ def test_lds_bytes_equal_config_hpp(run, tmp_path):
     gen = tmp_path / "gen"
     assert run("generate", "--matrix", REPO / "instances" / "default.yaml", "--subset", "ci",
                "--out", gen)[0] == 0
-    cases = [(a, d, t) for a in ARCHS for d in HEAD_SIZES for t in ARCH_INFO[a].tiles.values()]
-    lines = [f'  print(uattn::Arch::{a}, {d}, {t.block_m}, {t.block_n});' for a, d, t in cases]
+    cases = [(a, d, t, b) for a in ARCHS for d in HEAD_SIZES for t in ARCH_INFO[a].tiles.values()
+             for b in (0, 16)]
+    lines = [f'  print(uattn::Arch::{a}, {d}, {t.block_m}, {t.block_n}, {b});' for a, d, t, b in cases]
     src = tmp_path / "lds.cpp"
     src.write_text(
         '#include <stdio.h>\n#include "uattn/kernel/config.hpp"\n'
-        "static void print(uattn::Arch a, int d, int m, int n) {\n"
-        '  printf("%u %u\\n", uattn::attn_lds_bytes(a, d, m, n), uattn::lds_budget(a));\n}\n'
+        "static void print(uattn::Arch a, int d, int m, int n, int b) {\n"
+        '  printf("%u %u\\n", uattn::attn_lds_bytes(a, d, m, n, b), uattn::lds_budget(a));\n}\n'
         "int main() {\n" + "\n".join(lines) + "\n}\n")
     exe = tmp_path / "lds"
     subprocess.run([_cxx(), "-std=c++17", "-Werror=switch", "-I", str(REPO / "templates"),
                     "-I", str(gen / "include"), str(src), "-o", str(exe)], check=True)
     got = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split("\n")
-    for (a, d, t), line in zip(cases, got):
-        assert line == f"{lds_bytes(a, d, t.block_m, t.block_n)} {ARCH_INFO[a].lds_budget}"
+    for (a, d, t, b), line in zip(cases, got):
+        assert line == f"{lds_bytes(a, d, t.block_m, t.block_n, b)} {ARCH_INFO[a].lds_budget}"
 
 
 def test_why_pruned_names_the_rules(run, tmp_path):

@@ -5,9 +5,14 @@
 //   stage K/V  - 16-byte global loads (8-byte for fp8 KV) through block_table
 //                into registers one tile ahead, then K -> LDS [key][d] and
 //                V -> LDS transposed, V^T [d][key], so every MFMA operand is
-//                one 16-byte LDS read;
+//                one 16-byte LDS read; the staging unit (kUK keys x 8 dims)
+//                is sized so every lane stages the same number of units;
 //   scores     - S^T = K Q^T with v_mfma_f32_32x32x16 (Q stays in registers as
 //                the B operand); masks only on boundary tiles (phases.hpp);
+//                one-wave tiles with 64 < HEAD <= 128 (kKDirect) instead load
+//                each K row fragment and Q fragment straight from memory into
+//                the MFMA operands (16-byte loads): LDS holds V^T only and the
+//                registers fit 4 waves per SIMD;
 //   softmax    - online, log2 units; the row max is shared by the two lanes
 //                that hold a row (l and l ^ 32), the row sum stays per lane
 //                until the epilogue;
@@ -40,22 +45,37 @@ struct AttnBodyMfma {
   static constexpr int kQW = 32;
   static_assert(BM == kQW * WAVES, "block_m = 32 * waves");
   static constexpr int kThreads = kWave * WAVES;
-  // At least 2 waves per SIMD: <= 256 VGPRs per lane (gfx950 has 512 per SIMD lane,
-  // VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4 ISA, "VGPR and AGPR" allocation).
-  static constexpr int kWavesPerEU = (HEAD > 128 && WAVES == 1) ? 1 : 2;
+  // One-wave tiles with 64 < HEAD <= 128 and a fixed block size read K straight
+  // from memory into the MFMA A operand, and Q again every tile (config.hpp
+  // mfma_k_direct): no K in LDS, no Q in registers.
+  static constexpr bool kKDirect = mfma_k_direct(HEAD, BM, BLOCK);
   static constexpr int kDP = (HEAD + 31) / 32 * 32;  // output dims padded to the 32-wide MFMA tile
   static constexpr int kKRow = HEAD + 8;             // K tile row, elements (16-byte multiple, spreads banks)
   static constexpr int kVRow = BN + 8;               // V^T tile row, elements
-  static constexpr uint32_t kStageElems = (uint32_t)(BN * kKRow + HEAD * kVRow);
-  static_assert(kStageElems * 2u == attn_lds_stage_bytes(HEAD, BN), "LDS layout (config.hpp)");
-  static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
+  static constexpr uint32_t kKElems = kKDirect ? 0u : (uint32_t)(BN * kKRow);
+  static constexpr uint32_t kStageElems = kKElems + (uint32_t)(HEAD * kVRow);
+  static_assert(kStageElems * 2u == attn_lds_stage_bytes(HEAD, BN, !kKDirect), "LDS layout (config.hpp)");
+  static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN, BLOCK);
   static constexpr int kStages = (int)(kLdsBytes / (kStageElems * 2u));  // 2: LDS double buffer
   static_assert(kLdsBytes <= lds_budget(A), "LDS budget");
   static constexpr int kST = BN / 32;        // S^T tiles per KV tile
   static constexpr int kDT = kDP / 32;       // O^T tiles
   static constexpr int kKK = HEAD / 16;      // 16-deep MFMA steps over the head
   static constexpr int kChunks = HEAD / 8;   // 8-element chunks of a row
-  static constexpr int kUnits = (BN / 4) * kChunks;  // staging unit: 4 consecutive keys x one chunk
+  // The generic instance serves unaligned problems too (run-time check).
+  static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
+  // Staging unit: kUK consecutive keys x one 8-element chunk. kUK is the
+  // largest of 4, 2, 1 whose unit count is a multiple of the workgroup's
+  // lanes, so every lane stages the same number of units and the tile loop has
+  // no per-lane skip (a skip is a divergent branch that splits the loop). Where
+  // none divides (d80 / d112 with 4 waves), and in the generic instance (whose
+  // loops stay straight-line with 4-key units and which spills at d112 with
+  // 1-key units), the unit is 4 keys and spare lanes skip.
+  static constexpr int units_of(int uk) { return (BN / uk) * kChunks; }
+  static constexpr int kUK = kGeneric || units_of(4) % kThreads == 0 ? 4
+                           : units_of(2) % kThreads == 0 ? 2
+                           : units_of(1) % kThreads == 0 ? 1 : 4;
+  static constexpr int kUnits = units_of(kUK);
   static constexpr int kUPL = (kUnits + kThreads - 1) / kThreads;
   static constexpr bool kUnitGuard = (kUnits % kThreads) != 0;
   static constexpr bool kWin = (FEATS & kFeatWindow) != 0;
@@ -64,8 +84,16 @@ struct AttnBodyMfma {
   static constexpr bool kQQ = (FEATS & kFeatQQBias) != 0;
   static constexpr bool kSink = (FEATS & kFeatSinks) != 0;
   static constexpr bool kFp8 = sizeof(KVT) == 1;
-  // The generic instance serves unaligned problems too (run-time check).
-  static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
+  // kKDirect: K/Q fragment pairs in flight per scheduling group (fp8 K is
+  // widened on the way: smaller groups interleave the conversions and MFMAs).
+  static constexpr int kKGroup = kFp8 ? 2 : 4;
+  // Waves per SIMD the register allocation must allow: 4 for the K-direct
+  // tiles (<= 128 VGPR+AGPR; gfx950 has 512 per SIMD lane, VGPRs and AGPRs
+  // unified: AMD Instinct CDNA3/CDNA4 ISA, "VGPR and AGPR" allocation) except
+  // where that spills (softcap, d112, the 3D window tile); else at least 2
+  // (<= 256), 1 for one-wave tiles above d128.
+  static constexpr int kWavesPerEU = (kKDirect && !kCap && HEAD != 112 && !(P == Path::k3D && kWin)) ? 4
+                                   : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
   // registers are needed for Q and the accumulators (HEAD > 128).
   // One-wave workgroups (decode) rely on occupancy instead.
@@ -88,10 +116,10 @@ struct AttnBodyMfma {
 
   // Per-lane state of the tile loop.
   struct State {
-    dl::vec<CT, 8> qf[kKK];   // Q row as MFMA B fragments
+    dl::vec<CT, 8> qf[kKDirect ? 1 : kKK];  // Q row as MFMA B fragments (read per tile with kKDirect)
     float acc[kDT][16];       // O^T accumulators
     float m_i, l_i;           // running max (log2 units, row-shared), running sum (this lane's keys)
-    Raw k_raw[kUPL][4], v_raw[kUPL][4];  // the next tile, staged in registers
+    Raw k_raw[kUPL][kUK], v_raw[kUPL][kUK];  // the next tile, staged in registers
   };
 
   struct Ctx {
@@ -106,6 +134,7 @@ struct AttnBodyMfma {
     float cap, inv_cap;       // softcap and 1 / softcap (1 when softcap is off)
     float slope_log2;         // ALiBi slope * log2(e) (0 without ALiBi)
     const int32_t* bt;
+    const QT* qrow;           // this lane's Q row (a valid row of the workgroup for a spare lane)
     int bs;
     FastDiv bdiv;
     char* lds;
@@ -141,21 +170,21 @@ struct AttnBodyMfma {
       const int g = u / kChunks, d0 = (u % kChunks) * 8;
       const int64_t head_off_k = (int64_t)c.kvh * p.k_stride_head + d0;
       const int64_t head_off_v = (int64_t)c.kvh * p.v_stride_head + d0;
-      if constexpr (!kClamp && BLOCK > 0 && BLOCK % 4 == 0) {
-        const int j = k0 + 4 * g;  // 4 keys in one block
+      if constexpr (!kClamp && BLOCK > 0 && BLOCK % kUK == 0) {
+        const int j = k0 + kUK * g;  // kUK keys in one block
         const int64_t blk = c.bt[j / BLOCK];
         const int slot = j % BLOCK;
         const int64_t kb = blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + head_off_k;
         const int64_t vb = blk * p.v_stride_block + (int64_t)slot * p.v_stride_slot + head_off_v;
         UATTN_UNROLL
-        for (int q = 0; q < 4; ++q) {
-          s.k_raw[i][q] = load_chunk<kAligned>(kc, kb + q * p.k_stride_slot);
+        for (int q = 0; q < kUK; ++q) {
+          if constexpr (!kKDirect) s.k_raw[i][q] = load_chunk<kAligned>(kc, kb + q * p.k_stride_slot);
           s.v_raw[i][q] = load_chunk<kAligned>(vc, vb + q * p.v_stride_slot);
         }
       } else {
         UATTN_UNROLL
-        for (int q = 0; q < 4; ++q) {
-          int j = k0 + 4 * g + q;
+        for (int q = 0; q < kUK; ++q) {
+          int j = k0 + kUK * g + q;
           if constexpr (kClamp) {
             j = j < c.w.kv_lo ? c.w.kv_lo : j;
             j = j >= c.w.kv_hi ? c.w.kv_hi - 1 : j;
@@ -170,7 +199,8 @@ struct AttnBodyMfma {
             blk = c.bt[bi];
             slot = j - bi * c.bs;
           }
-          s.k_raw[i][q] = load_chunk<kAligned>(kc, blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + head_off_k);
+          if constexpr (!kKDirect)
+            s.k_raw[i][q] = load_chunk<kAligned>(kc, blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + head_off_k);
           s.v_raw[i][q] = load_chunk<kAligned>(vc, blk * p.v_stride_block + (int64_t)slot * p.v_stride_slot + head_off_v);
         }
       }
@@ -200,52 +230,56 @@ struct AttnBodyMfma {
   template <int kFirst = 0, int kCount = kUPL>
   UATTN_INLINE static void stage_store(const Ctx& c, const State& s, int buf) {
     const uint32_t base = (uint32_t)buf * kStageElems * 2u;
-    const dl::Lds<CT> k_lds{c.lds, base, (uint32_t)(BN * kKRow)};
-    const dl::Lds<CT> v_lds{c.lds, base + (uint32_t)(BN * kKRow * 2), (uint32_t)(HEAD * kVRow)};
+    const dl::Lds<CT> k_lds{c.lds, base, kKElems};
+    const dl::Lds<CT> v_lds{c.lds, base + kKElems * 2u, (uint32_t)(HEAD * kVRow)};
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
       const int u = c.tid + i * kThreads;
       if (kUnitGuard && u >= kUnits) break;
       const int g = u / kChunks, d0 = (u % kChunks) * 8;
-      dl::vec<CT, 8> kv[4], vv[4];
+      dl::vec<CT, 8> kv[kUK], vv[kUK];
       UATTN_UNROLL
-      for (int q = 0; q < 4; ++q) {
-        kv[q] = widen(s.k_raw[i][q]);
+      for (int q = 0; q < kUK; ++q) {
+        if constexpr (!kKDirect) kv[q] = widen(s.k_raw[i][q]);
         vv[q] = widen(s.v_raw[i][q]);
       }
       UATTN_UNROLL
-      for (int q = 0; q < 4; ++q) k_lds.template st_vec<8>((uint32_t)((4 * g + q) * kKRow + d0), kv[q]);
+      for (int q = 0; q < kUK; ++q)
+        if constexpr (!kKDirect) k_lds.template st_vec<8>((uint32_t)((kUK * g + q) * kKRow + d0), kv[q]);
       UATTN_UNROLL
       for (int e = 0; e < 8; ++e) {
-        dl::vec<CT, 4> t;
+        dl::vec<CT, kUK> t;
         UATTN_UNROLL
-        for (int q = 0; q < 4; ++q) t[q] = vv[q][e];
-        v_lds.template st_vec<4>((uint32_t)((d0 + e) * kVRow + 4 * g), t);
+        for (int q = 0; q < kUK; ++q) t[q] = vv[q][e];
+        v_lds.template st_vec<kUK>((uint32_t)((d0 + e) * kVRow + kUK * g), t);
       }
     }
   }
 
-  // Without prefetch: load and store one unit at a time (a scheduling fence
-  // between units bounds the registers in flight to one unit: 8 chunks).
+  // Without prefetch: load and store a group of units covering 4 keys at a
+  // time (a scheduling fence between groups bounds the registers in flight to
+  // 8 chunks).
+  static constexpr int kDirectStep = 4 / kUK;
   template <bool kAligned, bool kClamp, int kFirst = 0>
   UATTN_INLINE static void stage_direct(const Ctx& c, State& s, int tile, int buf) {
     if constexpr (kFirst < kUPL) {
-      stage_load<kAligned, kClamp, kFirst, 1>(c, s, tile);
-      stage_store<kFirst, 1>(c, s, buf);
+      constexpr int n = kUPL - kFirst < kDirectStep ? kUPL - kFirst : kDirectStep;
+      stage_load<kAligned, kClamp, kFirst, n>(c, s, tile);
+      stage_store<kFirst, n>(c, s, buf);
       dl::sched_barrier();
-      stage_direct<kAligned, kClamp, kFirst + 1>(c, s, tile, buf);
+      stage_direct<kAligned, kClamp, kFirst + n>(c, s, tile, buf);
     }
   }
 
   // ---- scores, online softmax, P.V for one staged tile ----------------------
-  template <bool kMasked, uint32_t F>
+  template <bool kAligned, bool kMasked, uint32_t F>
   UATTN_INLINE static void compute(const Ctx& c, State& s, int tile, int buf) {
     constexpr bool kCap = (F & kFeatSoftcap) != 0;
     constexpr bool kAlibi = (F & kFeatAlibi) != 0;
     const AttnParams& p = *c.p;
     const uint32_t base = (uint32_t)buf * kStageElems * 2u;
-    const dl::Lds<CT> k_lds{c.lds, base, (uint32_t)(BN * kKRow)};
-    const dl::Lds<CT> v_lds{c.lds, base + (uint32_t)(BN * kKRow * 2), (uint32_t)(HEAD * kVRow)};
+    const dl::Lds<CT> k_lds{c.lds, base, kKElems};
+    const dl::Lds<CT> v_lds{c.lds, base + kKElems * 2u, (uint32_t)(HEAD * kVRow)};
     const int k0 = tile * BN;
 
     // S^T = K Q^T
@@ -256,10 +290,45 @@ struct AttnBodyMfma {
       UATTN_UNROLL
       for (int r = 0; r < 16; ++r) a[r] = 0.0f;
       const int krow = 32 * st + row_key(c.qcol);
-      UATTN_UNROLL
-      for (int kk = 0; kk < kKK; ++kk) {
-        const dl::vec<CT, 8> kf = k_lds.template ld_vec<8>((uint32_t)(krow * kKRow + 16 * kk + 8 * c.part));
-        dl::mfma_32x32x16(kf, s.qf[kk], a);
+      if constexpr (kKDirect) {
+        // This lane's A rows: key krow of the tile, dims 16 kk + 8 part.
+        int j = k0 + krow;
+        if constexpr (kMasked) {  // keys outside [kv_lo, kv_hi) read the nearest key inside (masked below)
+          j = j < c.w.kv_lo ? c.w.kv_lo : j;
+          j = j >= c.w.kv_hi ? c.w.kv_hi - 1 : j;
+        }
+        int64_t blk;
+        int slot;
+        if constexpr (BLOCK > 0) {
+          blk = c.bt[j / BLOCK];
+          slot = j % BLOCK;
+        } else {
+          const int bi = (int)c.bdiv.div((uint32_t)j);
+          blk = c.bt[bi];
+          slot = j - bi * c.bs;
+        }
+        const KVT* kc = static_cast<const KVT*>(p.k_cache);
+        const int64_t kb = blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot +
+                           (int64_t)c.kvh * p.k_stride_head + 8 * c.part;
+        UATTN_UNROLL
+        for (int kk = 0; kk < kKK; ++kk) {
+          const dl::vec<CT, 8> kf = widen(load_chunk<kAligned>(kc, kb + 16 * kk));
+          dl::vec<CT, 8> qf;
+          if constexpr (kAligned) {
+            qf = dl::ldg<8>(c.qrow + 16 * kk + 8 * c.part);
+          } else {
+            UATTN_UNROLL
+            for (int e = 0; e < 8; ++e) qf[e] = c.qrow[16 * kk + 8 * c.part + e];
+          }
+          dl::mfma_32x32x16(kf, qf, a);
+          if (kk % kKGroup == kKGroup - 1) dl::sched_barrier();  // bounds the K/Q fragments in flight
+        }
+      } else {
+        UATTN_UNROLL
+        for (int kk = 0; kk < kKK; ++kk) {
+          const dl::vec<CT, 8> kf = k_lds.template ld_vec<8>((uint32_t)(krow * kKRow + 16 * kk + 8 * c.part));
+          dl::mfma_32x32x16(kf, s.qf[kk], a);
+        }
       }
       UATTN_UNROLL
       for (int r = 0; r < 16; ++r) sc[st][r] = a[r];
@@ -373,7 +442,7 @@ struct AttnBodyMfma {
         stage_store(c, s, buf);
         dl::barrier();
         if (i + 1 < n) stage_load<kAligned, true>(c, s, tile_at(i + 1));
-        compute<true, F>(c, s, tile_at(i), buf);
+        compute<kAligned, true, F>(c, s, tile_at(i), buf);
         if constexpr (kStages == 1) dl::barrier();
         if constexpr (kStages == 2) buf ^= 1;
       }
@@ -382,7 +451,7 @@ struct AttnBodyMfma {
         stage_store(c, s, buf);
         dl::barrier();
         if (i + 1 < n) stage_load<kAligned, false>(c, s, f0 + (i + 1 - nm));
-        compute<false, F>(c, s, f0 + (i - nm), buf);
+        compute<kAligned, false, F>(c, s, f0 + (i - nm), buf);
         if constexpr (kStages == 1) dl::barrier();
         if constexpr (kStages == 2) buf ^= 1;
       }
@@ -392,7 +461,7 @@ struct AttnBodyMfma {
       for (int i = 0; i < nm; ++i) {
         stage_direct<kAligned, true>(c, s, tile_at(i), buf);
         dl::barrier();
-        compute<true, F>(c, s, tile_at(i), buf);
+        compute<kAligned, true, F>(c, s, tile_at(i), buf);
         if constexpr (kStages == 1) dl::barrier();
         if constexpr (kStages == 2) buf ^= 1;
       }
@@ -400,7 +469,7 @@ struct AttnBodyMfma {
       for (int i = nm; i < n; ++i) {
         stage_direct<kAligned, false>(c, s, f0 + (i - nm), buf);
         dl::barrier();
-        compute<false, F>(c, s, f0 + (i - nm), buf);
+        compute<kAligned, false, F>(c, s, f0 + (i - nm), buf);
         if constexpr (kStages == 1) dl::barrier();
         if constexpr (kStages == 2) buf ^= 1;
       }
@@ -468,8 +537,9 @@ struct AttnBodyMfma {
     const AttnParams& p = *c.p;
     // Stage Q (MFMA B fragments: 8 consecutive dims of this lane's row).
     const QT* qrow = static_cast<const QT*>(p.q) + c.token * p.q_stride_token + (int64_t)c.head * p.q_stride_head;
+    c.qrow = qrow;
     UATTN_UNROLL
-    for (int kk = 0; kk < kKK; ++kk) {
+    for (int kk = 0; kk < (kKDirect ? 0 : kKK); ++kk) {
       dl::vec<CT, 8> v;
       if constexpr (kAligned) {
         v = dl::ldg<8>(qrow + 16 * kk + 8 * c.part);

@@ -28,16 +28,27 @@ constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).ld
 //  mfma_32x32x16 body (attention_mfma.hpp): per stage K [block_n][head + 8] and
 //    V^T [head][block_n + 8] in the compute dtype (2 bytes); two stages (double
 //    buffer) for multi-wave workgroups when they fit in 80 KiB, else one.
+//    One-wave tiles with 64 < head <= 128 and a fixed block size read K
+//    straight from memory (mfma_k_direct): V^T only.
+//  block_size: the instance's, 0 for any (the generic instance).
 //  dot2 body (attention_dot2.hpp): K/V are read straight from memory; Q and P
 //    are staged, [block_m][lds_row].
-constexpr uint32_t attn_lds_stage_bytes(int head, int block_n) {
-  return (uint32_t)((block_n * (head + 8) + head * (block_n + 8)) * 2);
+// MFMA body: K read straight from global memory into the MFMA A operand (no K
+// in LDS). One-wave workgroups (block_m 32) with 64 < head <= 128 and a fixed
+// block size: with V^T alone in LDS (at most 10 KiB at d128) 16 workgroups fit
+// in gfx950's 160 KiB. (d64 reaches 4 waves with K in LDS; the generic
+// instance keeps K in LDS for its element-wise path for unaligned rows.)
+constexpr bool mfma_k_direct(int head, int block_m, int block_size) {
+  return block_m <= 32 && head > 64 && head <= 128 && block_size > 0;
 }
-constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n) {
+constexpr uint32_t attn_lds_stage_bytes(int head, int block_n, bool k_in_lds = true) {
+  return (uint32_t)(((k_in_lds ? block_n * (head + 8) : 0) + head * (block_n + 8)) * 2);
+}
+constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n, int block_size = 0) {
   uint32_t bytes = 0;
   switch (matrix_insn(a)) {  // no default: a new kind must say how its tiles are laid out
     case MatrixInsn::mfma_32x32x16:
-      bytes = attn_lds_stage_bytes(head, block_n) *
+      bytes = attn_lds_stage_bytes(head, block_n, !mfma_k_direct(head, block_m, block_size)) *
               (block_m > 32 && 2u * attn_lds_stage_bytes(head, block_n) <= 80u * 1024u ? 2u : 1u);
       break;
     case MatrixInsn::dot2:
