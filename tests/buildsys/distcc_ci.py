@@ -118,10 +118,10 @@ def main():
         wall = time.time() - t0
         objs = sorted(os.path.relpath(os.path.join(d, f), build)
                       for d, _, fs in os.walk(os.path.join(build, "device")) for f in fs if f.endswith(".o"))
-        with open(os.path.join(build, "generated", "subset_ci.txt")) as f:
-            subset = [l.split()[0] for l in f if l.strip() and not l.startswith("#")]
+        # the generator writes exactly the build's instances (here the ci subset) to generated/instances
+        subset = [f for f in os.listdir(os.path.join(build, "generated", "instances")) if f.endswith(".hip")]
         if len(objs) != len(subset) or not objs:
-            raise SystemExit(f"{len(objs)} device objects built; the ci subset has {len(subset)} instances")
+            raise SystemExit(f"{len(objs)} device objects built; the build has {len(subset)} instances")
 
         per = []
         for addr, _, sport in servers:
