@@ -1,7 +1,7 @@
 # Compiler launchers (docs/building.md).
 #
 # UATTN_CCACHE=ON finds ccache and makes it the HIP, CXX and C compiler launcher
-# where none is set. ccache (>= 4) caches both halves of a device compile: the
+# where none is set. ccache (checked: 4.14.2) caches both halves of a device compile: the
 # HIP front end (.hip -> .bc) and the AMDGPU code generation (clang -x ir:
 # .bc -> .o), so a rebuild with a warm cache compiles nothing.
 #
