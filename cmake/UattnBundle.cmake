@@ -7,13 +7,14 @@
 #   ${CMAKE_BINARY_DIR}/uattn_kernels.hipfb          every architecture (the build tree's)
 #   ${CMAKE_BINARY_DIR}/uattn_kernels-<arch>.hipfb   one architecture (what its package installs)
 # each with its stamp beside it in "<bundle>.stamp" (the stamp lines + "archs ...").
-# A compiler launcher (ccache, distcc) set in CMAKE_HIP_COMPILER_LAUNCHER or
-# CMAKE_CXX_COMPILER_LAUNCHER prefixes every device compile.
+# Launchers (cmake/UattnLaunchers.cmake): UATTN_DEVICE_LAUNCHER (ccache, distcc, or the
+# HIP/CXX compiler launcher) prefixes the front-end compile; UATTN_IR_LAUNCHER (ccache)
+# the code generation. `-cuid=<instance>` names the HIP compilation unit after the
+# instance instead of a hash of the source path, so an object does not depend on where
+# the build tree lives (and a distcc-built object equals a local one byte for byte).
 set(UATTN_DEVICE_FLAGS -O3 -std=c++17 -nogpuinc -nogpulib -fgpu-rdc -Wall -Werror=switch)
-set(_launcher ${CMAKE_HIP_COMPILER_LAUNCHER})
-if(NOT _launcher)
-  set(_launcher ${CMAKE_CXX_COMPILER_LAUNCHER})
-endif()
+set(_launcher ${UATTN_DEVICE_LAUNCHER})
+set(_ir_launcher ${UATTN_IR_LAUNCHER})
 set(_tpl "${CMAKE_CURRENT_SOURCE_DIR}/templates")
 set(UATTN_CODE_OBJECTS "")
 set(UATTN_ARCH_BUNDLES "")
@@ -32,12 +33,24 @@ foreach(_arch IN LISTS GPU_TARGETS)
     else()
       set(_src "${UATTN_GEN_DIR}/instances/${_inst}.hip")
     endif()
+    set(_dev -x hip --cuda-device-only --offload-arch=${_target} ${UATTN_DEVICE_FLAGS} -cuid=${_inst})
+    set(_codegen COMMAND ${_ir_launcher} "${UATTN_CLANG}" -target amdgcn-amd-amdhsa -mcpu=${_target} -O3 -x ir
+                 -c "${_odir}/${_inst}.bc" -o "${_odir}/${_inst}.o")
+    if(UATTN_DISTCC)
+      # preprocess here, compile the .ii wherever distcc sends it (docs/building.md)
+      set(_frontend
+        COMMAND "${CMAKE_HIP_COMPILER}" ${_dev} -I "${_tpl}" -I "${UATTN_GEN_INCLUDE}" -E "${_src}" -o "${_odir}/${_inst}.ii"
+        COMMAND ${_launcher} "${CMAKE_HIP_COMPILER}" --language=hip --cuda-device-only --offload-arch=${_target}
+                ${UATTN_DEVICE_FLAGS} -cuid=${_inst} -c "${_odir}/${_inst}.ii" -o "${_odir}/${_inst}.bc")
+    else()
+      set(_frontend
+        COMMAND ${_launcher} "${CMAKE_HIP_COMPILER}" ${_dev} -I "${_tpl}" -I "${UATTN_GEN_INCLUDE}"
+                -c "${_src}" -o "${_odir}/${_inst}.bc")
+    endif()
     add_custom_command(
       OUTPUT "${_odir}/${_inst}.o"
-      COMMAND ${_launcher} "${CMAKE_HIP_COMPILER}" -x hip --cuda-device-only --offload-arch=${_target}
-              ${UATTN_DEVICE_FLAGS} -I "${_tpl}" -I "${UATTN_GEN_INCLUDE}" -c "${_src}" -o "${_odir}/${_inst}.bc"
-      COMMAND "${UATTN_CLANG}" -target amdgcn-amd-amdhsa -mcpu=${_target} -O3 -x ir -c "${_odir}/${_inst}.bc"
-              -o "${_odir}/${_inst}.o"
+      ${_frontend}
+      ${_codegen}
       DEPENDS "${_src}" ${_tpl_headers} ${UATTN_GENERATED_HEADERS}
       COMMENT "uattn device ${_arch}: ${_inst}"
       VERBATIM)
