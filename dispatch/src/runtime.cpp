@@ -49,7 +49,7 @@ struct DeviceState {
   std::string name;         // hipDeviceProp_t::name
   std::string gcn_arch;     // hipDeviceProp_t::gcnArchName, e.g. "gfx950:sramecc+:xnack-"
   Arch arch = kArchs[0];
-  int cus = 0;
+  int cus = 0;              // CUs: cus_from_reported(arch, multiProcessorCount)
   bool load_tried = false;
   Status load;              // result of hipModuleLoadData
   hipModule_t module = nullptr;
@@ -124,6 +124,8 @@ struct Runtime::Impl {
       return d.probe = Status{kUnsupportedArch, m.str()};
     }
     d.arch = arch;
+    // multiProcessorCount counts WGPs on RDNA (gfx10+): the selector takes CUs.
+    d.cus = cus_from_reported(arch, prop.multiProcessorCount);
     return d.probe = Status::Ok();
   }
 
