@@ -2,13 +2,10 @@
 //
 // Rows are scanned in table order (most specialised first: exact block_size
 // before generic, fewer compiled-in features before more); the first row that
-// serves the problem with the preferred tile wins, else the first that serves it
-// with any tile. The path heuristic follows the peer selector described in
-// docs/architecture.md: 2D when the keys a workgroup may see are few
-// (max_seqlen_k, or a sliding window's span), or when the 2D grid alone fills
-// the device; 3D split-KV otherwise, with enough segments for ~2 workgroups per
-// CU (at most the KV tiles of that span), and 2D again when that comes to a
-// single segment.
+// serves the problem with each tile kind is a candidate. The cost model
+// (docs/architecture.md, "The cost model"; knobs in SelectPolicy) estimates the
+// 2D candidates and the 3D one-wave row at a few segment counts, and takes the
+// cheapest; 3D only when it beats 2D by split_margin_pct and splits in >= 2.
 //
 // Latency: select() runs on every attention call. The rows are grouped once
 // (first call) by (architecture, path, dtypes, head size), so a call scans
@@ -274,14 +271,22 @@ int64_t kv_span(const ProblemDesc& p) {
 // those a window's span can touch at any alignment (ceil((span + block_n - 1) /
 // block_n)), whichever is fewer.
 int kv_tiles_of(const ProblemDesc& p, const InstanceRow& r) {
-  const int64_t bn = r.block_n;
-  int64_t tiles = ((int64_t)p.max_seqlen_k + bn - 1) / bn;
-  const int64_t span = kv_span(p);
-  if (span < p.max_seqlen_k) tiles = std::min(tiles, (span + 2 * bn - 2) / bn);
-  return (int)std::max<int64_t>(1, tiles);
+  // In doubles (exact: < 2^33): integer division costs more than the rest of a hit.
+  const double inv_bn = 1.0 / r.block_n, k = p.max_seqlen_k;
+  double tiles = (double)(int64_t)((k + r.block_n - 1) * inv_bn);
+  const double span = (double)kv_span(p);
+  if (span < k) tiles = std::min(tiles, (double)(int64_t)((span + 2.0 * r.block_n - 2) * inv_bn));
+  return (int)std::max(1.0, tiles);
 }
 
 // --- the cost model (docs/architecture.md, "The cost model") -----------------
+
+// ceil / floor of 0 <= x < 2^62 without a libm call (the per-call path).
+inline double ceil_pos(double x) {
+  const double t = (double)(int64_t)x;
+  return t < x ? t + 1 : t;
+}
+inline double floor_pos(double x) { return (double)(int64_t)x; }
 
 // Keys the average workgroup of the longest sequence sees: a causal row at
 // offset i of q_len new tokens sees kv_len - q_len + i + 1 keys, so the rows
@@ -297,11 +302,13 @@ double avg_keys(const ProblemDesc& p) {
 // (ceil of the mean), bounded by the launched grid and by the rows' own count.
 uint64_t working_workgroups(const ProblemDesc& p, int block_m, int qpk) {
   if (p.num_seqs <= 0 || p.num_tokens <= 0) return 0;
-  const uint64_t rows = (uint64_t)p.num_tokens * (uint64_t)qpk, seqs = (uint64_t)p.num_seqs, bm = (uint64_t)block_m;
-  const uint64_t per_seq = (rows + seqs - 1) / seqs;
-  uint64_t wg = std::min(seqs * ((per_seq + bm - 1) / bm), grid_x(p, block_m));
-  wg = std::max(wg, (rows + bm - 1) / bm);
-  return wg * (uint64_t)p.num_kv_heads;
+  // In doubles (exact below 2^53; 64-bit integer division costs more than the rest of a hit).
+  const double rows = (double)p.num_tokens * qpk, seqs = p.num_seqs, inv_bm = 1.0 / block_m;
+  const double per_seq = ceil_pos(rows / seqs);
+  const double launched = floor_pos(rows * inv_bm) + seqs;  // grid_x()
+  double wg = std::min(seqs * ceil_pos(per_seq * inv_bm), launched);
+  wg = std::max(wg, ceil_pos(rows * inv_bm));
+  return (uint64_t)wg * (uint64_t)p.num_kv_heads;
 }
 
 struct ModelInputs {
@@ -310,56 +317,72 @@ struct ModelInputs {
   int cus, simds, qpk;
   double kv_bytes, keys_avg;
   bool waves_independent;
+  // Per-call constants of estimate() (no division per candidate where one will do).
+  double simd_count = 0;    // cus x SIMDs per CU
+  double inv_full = 0;      // 1 / (simd_count x overlap_waves)
+  double rows_per_seq = 0;  // ceil(num_tokens x qpk / num_seqs)
+  double inv_bw = 0;        // 1 / mem_bytes_per_cycle
+  double ws_per_segment = 0;  // workspace bytes per segment, written and read
+  void finish() {
+    simd_count = (double)cus * simds;
+    inv_full = 1.0 / (simd_count * pol->overlap_waves);
+    rows_per_seq = p->num_seqs > 0 ? ceil_pos((double)p->num_tokens * qpk / p->num_seqs) : 0;
+    inv_bw = 1.0 / pol->mem_bytes_per_cycle;
+    ws_per_segment = 2.0 * (double)p->num_tokens * p->num_q_heads * (p->head_size + 2) * 4.0;
+  }
 };
 
-// The estimate of running `r` with `segs` segments (1 = 2D).
+// The estimate of running `r` with `segs` segments (1 = 2D); wg1 = working
+// workgroups of one segment, tiles = KV tiles of the longest walk.
 CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs, uint64_t wg1, int tiles) {
   CandidateEstimate e;
   e.row = &r;
   e.num_segments = segs;
   const int live = std::min(segs, tiles);                          // segments with at least one tile
   e.workgroups = wg1 * (uint64_t)live;
-  e.tiles = (tiles + segs - 1) / segs;                             // the longest walk, in tiles
+  e.tiles = (int)ceil_pos((double)tiles / segs);                   // the longest walk, in tiles
   const double tiles_avg = std::max(1.0, m.keys_avg / r.block_n) / live;  // the average walk
-  const double simds = (double)m.cus * m.simds;
-  const double overlap = std::max(0.25, std::min(r.occupancy, (double)m.pol->overlap_waves));
-  const double lanes = simds * overlap;                            // waves making progress at once
   // Waves that run: all of a workgroup's, or where waves are independent, those with rows.
-  int busy = r.waves;
+  double busy = r.waves;
   if (m.waves_independent) {
-    const int64_t rows_per_seq = ((int64_t)m.p->num_tokens * m.qpk + m.p->num_seqs - 1) / std::max(1, m.p->num_seqs);
-    const int64_t rows = std::min<int64_t>(r.block_m, rows_per_seq), per_wave = r.block_m / r.waves;
-    busy = (int)std::max<int64_t>(1, std::min<int64_t>(r.waves, (rows + per_wave - 1) / per_wave));
+    const double per_wave = (double)(r.block_m / r.waves);
+    busy = std::max(1.0, std::min(busy, ceil_pos(std::min((double)r.block_m, m.rows_per_seq) / per_wave)));
   }
+  const double overlap = std::max(0.25, std::min(r.occupancy, (double)m.pol->overlap_waves));
+  const double lanes = m.simd_count * overlap;                     // waves making progress at once
   const double waves = (double)e.workgroups * busy;
-  e.compute_cycles = std::max((double)e.tiles * r.tile_cycles, waves * tiles_avg / lanes * r.tile_cycles);
+  e.compute_cycles = std::max((double)e.tiles, waves * tiles_avg / lanes) * r.tile_cycles;
   // The memory system reaches its bandwidth only with overlap_waves waves in
   // flight on every SIMD; fewer waves get the proportional share.
-  const double fill = std::min(1.0, std::min(waves, lanes) / (simds * m.pol->overlap_waves));
+  const double fill = std::min(1.0, std::min(waves, lanes) * m.inv_full);
   // K and V of a tile, loaded once per workgroup, or once per wave where waves are independent.
   const double kv_tile_bytes = 2.0 * r.block_n * m.p->head_size * m.kv_bytes * (m.waves_independent ? busy : 1);
-  e.memory_cycles = (double)e.workgroups * tiles_avg * kv_tile_bytes / (m.pol->mem_bytes_per_cycle * fill);
-  if (r.path == Path::k3D) {
-    const double ws = (double)m.p->num_tokens * m.p->num_q_heads * segs * (m.p->head_size + 2) * 4.0;
-    e.reduce_cycles = m.pol->launch_cycles + 2.0 * ws / m.pol->mem_bytes_per_cycle;  // written, then read
-  }
+  e.memory_cycles = (double)e.workgroups * tiles_avg * kv_tile_bytes * m.inv_bw / fill;
+  if (r.path == Path::k3D) e.reduce_cycles = m.pol->launch_cycles + m.ws_per_segment * segs * m.inv_bw;
   e.cycles = std::max(e.compute_cycles, e.memory_cycles) + e.reduce_cycles;
   return e;
 }
 
+// The 3 rows of p's architecture closest to p (most matching fields; table
+// order among equals), without sorting the table (the miss path).
 std::string nearest(const ProblemDesc& p, Path path) {
-  struct Cand { int score; const InstanceRow* r; };
-  std::vector<Cand> c;
+  const InstanceRow* best[3] = {nullptr, nullptr, nullptr};
+  int score[3] = {-1, -1, -1};
   for (const InstanceRow& r : all_rows()) {
     if (r.arch != p.arch || r.path == Path::kReduce) continue;
     int s = (r.path == path) + 2 * (r.q_dtype == p.q_dtype) + 2 * (r.kv_dtype == p.kv_dtype) +
             2 * (r.head_size == p.head_size) + (r.block_size == 0 || r.block_size == p.block_size) +
             ((p.features & ~r.features) == 0);
-    c.push_back({s, &r});
+    for (int i = 0; i < 3; ++i)
+      if (s > score[i]) {  // strictly better: earlier rows keep their place among equals
+        for (int j = 2; j > i; --j) { score[j] = score[j - 1]; best[j] = best[j - 1]; }
+        score[i] = s;
+        best[i] = &r;
+        break;
+      }
   }
-  std::stable_sort(c.begin(), c.end(), [](const Cand& a, const Cand& b) { return a.score > b.score; });
   std::string out;
-  for (size_t i = 0; i < c.size() && i < 3; ++i) out += (i ? ", " : "") + std::string(c[i].r->name);
+  for (int i = 0; i < 3 && best[i]; ++i) out += (i ? ", " : "") + std::string(best[i]->name);
   return out.empty() ? "none for this architecture" : out;
 }
 
@@ -380,10 +403,9 @@ std::string served_heads(Arch a) {
 }
 
 std::string describe(const ProblemDesc& p) {
-  std::ostringstream o;
-  o << "arch=" << to_string(p.arch) << " q_dtype=" << to_string(p.q_dtype) << " kv_dtype=" << to_string(p.kv_dtype)
-    << " head_size=" << p.head_size << " block_size=" << p.block_size << " features=" << features_to_string(p.features);
-  return o.str();
+  return std::string("arch=") + to_string(p.arch) + " q_dtype=" + to_string(p.q_dtype) +
+         " kv_dtype=" + to_string(p.kv_dtype) + " head_size=" + std::to_string(p.head_size) +
+         " block_size=" + std::to_string(p.block_size) + " features=" + features_to_string(p.features);
 }
 
 // The same rules as check(), without building a message (the per-call path).
@@ -426,7 +448,7 @@ enum class PathReason {
   kModel,              // the cost model's cheaper estimate
 };
 
-constexpr int kMaxCandidates = 6;  // 2 tiles of 2D + 4 segment counts of 3D
+constexpr int kMaxCandidates = 5;  // 2 tiles of 2D + 3 segment counts of 3D
 
 struct Decision {
   PathReason reason = PathReason::kForced;
@@ -514,17 +536,17 @@ bool better(const CandidateEstimate& a, const CandidateEstimate& b) {
 }
 
 // The segment counts the model weighs for 3D with row `r3`: the count that
-// fills the device's overlapped wave slots once, half and twice that, and the
-// most allowed, each within [lo, cap]; distinct, at most 4.
+// fills the device's overlapped wave slots once, twice that, and the most
+// allowed, each within [lo, cap]; distinct, at most 3.
 int segment_candidates(const ModelInputs& m, const InstanceRow& r3, uint64_t wg1, int lo, int cap, int out[4]) {
   if (cap < lo) return 0;
   const double overlap = std::max(0.25, std::min(r3.occupancy, (double)m.pol->overlap_waves));
   const double slots = (double)m.cus * m.simds * overlap / r3.waves;  // workgroups in flight at once
   const double fill = wg1 > 0 ? slots / (double)wg1 : 1.0;
-  const double want[4] = {fill, fill / 2, fill * 2, (double)cap};
+  const double want[3] = {fill, fill * 2, (double)cap};
   int n = 0;
   for (double w : want) {
-    const int s = (int)std::min<double>(cap, std::max<double>(lo, std::floor(w)));
+    const int s = (int)std::min<double>(cap, std::max<double>(lo, floor_pos(w)));
     bool dup = false;
     for (int i = 0; i < n; ++i) dup = dup || out[i] == s;
     if (!dup) out[n++] = s;
@@ -560,6 +582,7 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
   const int qpk = p.num_q_heads / p.num_kv_heads;
   ModelInputs m{&p, &pol, d.cus, kArchSelectRecords[(int)p.arch].simds_per_cu, qpk,
                 (double)kDTypeBits[(int)p.kv_dtype] / 8.0, avg_keys(p), kArchSelectRecords[(int)p.arch].waves_independent};
+  m.finish();
 
   // 2D candidates: the first serving row of each tile kind. 3D: the one-wave
   // tile (rule large-tile-2d-only), or any 3D row the filter leaves.
@@ -570,15 +593,32 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
     r3 = pick(g3, p, opt, Tile::small);
     if (!r3) r3 = pick(g3, p, opt, Tile::large);
   }
+  // Working workgroups and tiles depend on block_m / block_n only: computed once per shape.
+  int shape_m[3] = {0, 0, 0}, shape_n[3] = {0, 0, 0}, shape_tiles[3] = {0, 0, 0}, shapes = 0;
+  uint64_t shape_wg[3] = {0, 0, 0};
+  auto shape = [&](const InstanceRow& r, uint64_t* wg, int* tiles) {
+    for (int i = 0; i < shapes; ++i)
+      if (shape_m[i] == r.block_m && shape_n[i] == r.block_n) { *wg = shape_wg[i]; *tiles = shape_tiles[i]; return; }
+    *wg = working_workgroups(p, r.block_m, qpk);
+    *tiles = kv_tiles_of(p, r);
+    if (shapes < 3) {
+      shape_m[shapes] = r.block_m; shape_n[shapes] = r.block_n; shape_wg[shapes] = *wg; shape_tiles[shapes] = *tiles;
+      ++shapes;
+    }
+  };
   for (const InstanceRow* r : {r2s, r2l}) {
     if (!r) continue;
-    d.cand[d.n] = estimate(m, *r, 1, working_workgroups(p, r->block_m, qpk), kv_tiles_of(p, *r));
+    uint64_t wg;
+    int tiles;
+    shape(*r, &wg, &tiles);
+    d.cand[d.n] = estimate(m, *r, 1, wg, tiles);
     if (d.best2 < 0 || better(d.cand[d.n], d.cand[d.best2])) d.best2 = d.n;
     ++d.n;
   }
   if (r3) {
-    const uint64_t wg1 = working_workgroups(p, r3->block_m, qpk);
-    const int tiles = kv_tiles_of(p, *r3);
+    uint64_t wg1;
+    int tiles;
+    shape(*r3, &wg1, &tiles);
     int segs[4];
     int ns;
     if (segments_requested) { segs[0] = opt.num_segments; ns = 1; }

@@ -194,7 +194,7 @@ struct Selection {
 // The instance and launch configuration for `p`. Never throws; on failure ok is
 // false and error says why (an invalid problem, num_segments outside
 // 0..kMaxSegments or given with path k2D, nothing served). Cost: a hit builds no
-// string (median under 100 ns, docs/performance.md "Selector latency").
+// string (docs/performance.md "Selector latency").
 Selection select(const ProblemDesc& p, const SelectOptions& opt = {});
 
 // Workspace layout (bytes offsets) for 3D: acc, then max, then sum.
