@@ -12,7 +12,14 @@ set(UATTN_MATRIX_ARGS "")
 foreach(_m IN LISTS UATTN_MATRIX)
   list(APPEND UATTN_MATRIX_ARGS --matrix "${_m}")
 endforeach()
+# Per-instance figures of built code objects for the selector's cost model
+# (instances/measured.yaml: tools/uattn-measured writes it, the test measured.fresh checks it).
+set(UATTN_MEASURED "${CMAKE_CURRENT_SOURCE_DIR}/instances/measured.yaml" CACHE FILEPATH
+    "per-instance figures of the code objects for the selector's cost model (empty: the fallback figures)")
 set(_gen_args generate --out "${UATTN_GEN_DIR}" ${UATTN_MATRIX_ARGS})
+if(UATTN_MEASURED)
+  list(APPEND _gen_args --measured "${UATTN_MEASURED}")
+endif()
 if(UATTN_SUBSET)
   list(APPEND _gen_args --subset "${UATTN_SUBSET}")
 endif()
@@ -36,9 +43,10 @@ if(NOT GPU_TARGETS)
 endif()
 include("${UATTN_GEN_DIR}/instances.cmake")
 set(UATTN_GENERATED_HEADERS "${UATTN_GEN_INCLUDE}/uattn/generated/arch.hpp"
-    "${UATTN_GEN_INCLUDE}/uattn/generated/vocab.hpp" "${UATTN_GEN_INCLUDE}/uattn/generated/vocab.h")
+    "${UATTN_GEN_INCLUDE}/uattn/generated/vocab.hpp" "${UATTN_GEN_INCLUDE}/uattn/generated/vocab.h"
+    "${UATTN_GEN_INCLUDE}/uattn/generated/select.hpp")
 file(GLOB_RECURSE _gen_py CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/generator/uattn_gen/*.py" "${CMAKE_CURRENT_SOURCE_DIR}/generator/uattn_gen/*.j2")
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${UATTN_MATRIX} ${_gen_py})
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${UATTN_MATRIX} ${UATTN_MEASURED} ${_gen_py})
 
 # Instances of this build, per architecture requested in GPU_TARGETS.
 set(UATTN_ALL_INSTANCES "")

@@ -138,7 +138,7 @@ struct DeviceState {
   std::string name;         // hipDeviceProp_t::name
   std::string gcn_arch;     // hipDeviceProp_t::gcnArchName, e.g. "gfx950:sramecc+:xnack-"
   Arch arch = kArchs[0];
-  int cus = 0;
+  int cus = 0;              // CUs: cus_from_reported(arch, multiProcessorCount)
   Source* src = nullptr;    // the bundle serving this device
   bool load_tried = false;
   Status load;              // result of hipModuleLoadData
@@ -269,6 +269,8 @@ struct Runtime::Impl {
     const Status s = source_for(desc, d.gcn_arch, &d.src);
     if (!s.ok()) return d.probe = s;
     d.arch = arch;
+    // multiProcessorCount counts WGPs on RDNA (gfx10+): the selector takes CUs.
+    d.cus = cus_from_reported(arch, prop.multiProcessorCount);
     return d.probe = Status::Ok();
   }
 

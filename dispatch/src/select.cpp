@@ -2,13 +2,10 @@
 //
 // Rows are scanned in table order (most specialised first: exact block_size
 // before generic, fewer compiled-in features before more); the first row that
-// serves the problem with the preferred tile wins, else the first that serves it
-// with any tile. The path heuristic follows the peer selector described in
-// docs/architecture.md: 2D when the keys a workgroup may see are few
-// (max_seqlen_k, or a sliding window's span), or when the 2D grid alone fills
-// the device; 3D split-KV otherwise, with enough segments for ~2 workgroups per
-// CU (at most the KV tiles of that span), and 2D again when that comes to a
-// single segment.
+// serves the problem with each tile kind is a candidate. The cost model
+// (docs/architecture.md, "The cost model"; knobs in SelectPolicy) estimates the
+// 2D candidates and the 3D one-wave row at a few segment counts, and takes the
+// cheapest; 3D only when it beats 2D by split_margin_pct and splits in >= 2.
 //
 // Latency: select() runs on every attention call. The rows are grouped once
 // (first call) by (architecture, path, dtypes, head size), so a call scans
@@ -16,6 +13,8 @@
 // and numbers, and the text of Selection::why is written only when
 // SelectOptions::explain asks for it. Strings are built on errors only.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "uattn/table.hpp"
@@ -141,6 +140,10 @@ std::string problem_args_error(const ProblemArgs& a) {
   return e.str();
 }
 
+namespace {
+std::string policy_error(const SelectPolicy& s);
+}  // namespace
+
 std::string options_error(const SelectOptions& o) {
   std::ostringstream e;
   const int path = (int)o.path;
@@ -149,6 +152,8 @@ std::string options_error(const SelectOptions& o) {
       << " (2d) or " << (int)ForcePath::k3D << " (3d)";
   else if (o.num_segments < 0 || o.num_segments > kMaxSegments)
     e << "options.num_segments = " << o.num_segments << "; expected 0 (automatic) to " << kMaxSegments;
+  else if (o.policy)
+    return policy_error(*o.policy);
   return e.str();
 }
 
@@ -238,30 +243,20 @@ bool serves_rest(const InstanceRow& r, const ProblemDesc& p) {
          (p.rows_aligned || is_generic(r));
 }
 
-// The first row of `g` serving `p` (and passing the filter) with the large tile
-// when `large`, else with the one-wave tile; failing that, the first with any tile.
-const InstanceRow* pick(Span g, const ProblemDesc& p, const SelectOptions& opt, bool large) {
-  const InstanceRow* fallback = nullptr;
+// The first row of `g` serving `p` (and passing the filter) with tile `t`.
+const InstanceRow* pick(Span g, const ProblemDesc& p, const SelectOptions& opt, Tile t) {
   for (const InstanceRow* const* it = g.begin; it != g.end; ++it) {
     const InstanceRow& r = **it;
-    if (!serves_rest(r, p)) continue;
+    if (r.tile != t || !serves_rest(r, p)) continue;
     if (!opt.filter.empty() && !glob_match(opt.filter.c_str(), r.name)) continue;
-    if ((r.tile == Tile::large) == large) return &r;
-    if (!fallback) fallback = &r;
+    return &r;
   }
-  return fallback;
+  return nullptr;
 }
 
 uint64_t grid_x(const ProblemDesc& p, int block_m) {
   const int qpk = p.num_q_heads / p.num_kv_heads;
   return (uint64_t)p.num_tokens * (uint64_t)qpk / (uint64_t)block_m + (uint64_t)p.num_seqs;
-}
-
-// Segments for ~2 workgroups per CU, at most the KV tiles of the longest
-// sequence (and 64).
-int auto_segments(uint64_t workgroups, int cus, int kv_tiles) {
-  const uint64_t want = (2ull * (uint64_t)cus + workgroups - 1) / std::max<uint64_t>(workgroups, 1);
-  return (int)std::min<uint64_t>(std::max<uint64_t>(want, 1), (uint64_t)std::min(kv_tiles, 64));
 }
 
 // Keys one workgroup's rows may see: max_seqlen_k, or with a known sliding
@@ -277,26 +272,118 @@ int64_t kv_span(const ProblemDesc& p) {
 // those a window's span can touch at any alignment (ceil((span + block_n - 1) /
 // block_n)), whichever is fewer.
 int kv_tiles_of(const ProblemDesc& p, const InstanceRow& r) {
-  const int64_t bn = r.block_n;
-  int64_t tiles = ((int64_t)p.max_seqlen_k + bn - 1) / bn;
-  const int64_t span = kv_span(p);
-  if (span < p.max_seqlen_k) tiles = std::min(tiles, (span + 2 * bn - 2) / bn);
-  return (int)std::max<int64_t>(1, tiles);
+  // In doubles (exact: < 2^33): integer division costs more than the rest of a hit.
+  const double inv_bn = 1.0 / r.block_n, k = p.max_seqlen_k;
+  double tiles = (double)(int64_t)((k + r.block_n - 1) * inv_bn);
+  const double span = (double)kv_span(p);
+  if (span < k) tiles = std::min(tiles, (double)(int64_t)((span + 2.0 * r.block_n - 2) * inv_bn));
+  return (int)std::max(1.0, tiles);
 }
 
+// --- the cost model (docs/architecture.md, "The cost model") -----------------
+
+// ceil / floor of 0 <= x < 2^62 without a libm call (the per-call path).
+inline double ceil_pos(double x) {
+  const double t = (double)(int64_t)x;
+  return t < x ? t + 1 : t;
+}
+inline double floor_pos(double x) { return (double)(int64_t)x; }
+
+// Keys the average workgroup of the longest sequence sees: a causal row at
+// offset i of q_len new tokens sees kv_len - q_len + i + 1 keys, so the rows
+// see max_seqlen_k - max_seqlen_q / 2 on average; a window caps it at its span.
+double avg_keys(const ProblemDesc& p) {
+  const double causal = std::max(1.0, (double)p.max_seqlen_k - 0.5 * (double)p.max_seqlen_q);
+  return std::min(causal, (double)std::max<int64_t>(1, kv_span(p)));
+}
+
+// Workgroups of tile `block_m` that do work, for all KV heads (no spare
+// workgroup per sequence): every sequence needs ceil(its packed rows /
+// block_m); with only the token sum known, the sequences are taken as equal
+// (ceil of the mean), bounded by the launched grid and by the rows' own count.
+uint64_t working_workgroups(const ProblemDesc& p, int block_m, int qpk) {
+  if (p.num_seqs <= 0 || p.num_tokens <= 0) return 0;
+  // In doubles (exact below 2^53; 64-bit integer division costs more than the rest of a hit).
+  const double rows = (double)p.num_tokens * qpk, seqs = p.num_seqs, inv_bm = 1.0 / block_m;
+  const double per_seq = ceil_pos(rows / seqs);
+  const double launched = floor_pos(rows * inv_bm) + seqs;  // grid_x()
+  double wg = std::min(seqs * ceil_pos(per_seq * inv_bm), launched);
+  wg = std::max(wg, ceil_pos(rows * inv_bm));
+  return (uint64_t)wg * (uint64_t)p.num_kv_heads;
+}
+
+struct ModelInputs {
+  const ProblemDesc* p;
+  const SelectPolicy* pol;
+  int cus, simds, qpk;
+  double kv_bytes, keys_avg;
+  bool waves_independent;
+  // Per-call constants of estimate() (no division per candidate where one will do).
+  double simd_count = 0;    // cus x SIMDs per CU
+  double inv_full = 0;      // 1 / (simd_count x overlap_waves)
+  double rows_per_seq = 0;  // ceil(num_tokens x qpk / num_seqs)
+  double inv_bw = 0;        // 1 / mem_bytes_per_cycle
+  double ws_per_segment = 0;  // workspace bytes per segment, written and read
+  void finish() {
+    simd_count = (double)cus * simds;
+    inv_full = 1.0 / (simd_count * pol->overlap_waves);
+    rows_per_seq = p->num_seqs > 0 ? ceil_pos((double)p->num_tokens * qpk / p->num_seqs) : 0;
+    inv_bw = 1.0 / pol->mem_bytes_per_cycle;
+    ws_per_segment = 2.0 * (double)p->num_tokens * p->num_q_heads * (p->head_size + 2) * 4.0;
+  }
+};
+
+// The estimate of running `r` with `segs` segments (1 = 2D); wg1 = working
+// workgroups of one segment, tiles = KV tiles of the longest walk.
+CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs, uint64_t wg1, int tiles) {
+  CandidateEstimate e;
+  e.row = &r;
+  e.num_segments = segs;
+  const int live = std::min(segs, tiles);                          // segments with at least one tile
+  e.workgroups = wg1 * (uint64_t)live;
+  e.tiles = (int)ceil_pos((double)tiles / segs);                   // the longest walk, in tiles
+  const double tiles_avg = std::max(1.0, m.keys_avg / r.block_n) / live;  // the average walk
+  // Waves that run: all of a workgroup's, or where waves are independent, those with rows.
+  double busy = r.waves;
+  if (m.waves_independent) {
+    const double per_wave = (double)(r.block_m / r.waves);
+    busy = std::max(1.0, std::min(busy, ceil_pos(std::min((double)r.block_m, m.rows_per_seq) / per_wave)));
+  }
+  const double overlap = std::max(0.25, std::min(r.occupancy, (double)m.pol->overlap_waves));
+  const double lanes = m.simd_count * overlap;                     // waves making progress at once
+  const double waves = (double)e.workgroups * busy;
+  e.compute_cycles = std::max((double)e.tiles, waves * tiles_avg / lanes) * r.tile_cycles;
+  // The memory system reaches its bandwidth only with overlap_waves waves in
+  // flight on every SIMD; fewer waves get the proportional share.
+  const double fill = std::min(1.0, std::min(waves, lanes) * m.inv_full);
+  // K and V of a tile, loaded once per workgroup, or once per wave where waves are independent.
+  const double kv_tile_bytes = 2.0 * r.block_n * m.p->head_size * m.kv_bytes * (m.waves_independent ? busy : 1);
+  e.memory_cycles = (double)e.workgroups * tiles_avg * kv_tile_bytes * m.inv_bw / fill;
+  if (r.path == Path::k3D) e.reduce_cycles = m.pol->launch_cycles + m.ws_per_segment * segs * m.inv_bw;
+  e.cycles = std::max(e.compute_cycles, e.memory_cycles) + e.reduce_cycles;
+  return e;
+}
+
+// The 3 rows of p's architecture closest to p (most matching fields; table
+// order among equals), without sorting the table (the miss path).
 std::string nearest(const ProblemDesc& p, Path path) {
-  struct Cand { int score; const InstanceRow* r; };
-  std::vector<Cand> c;
+  const InstanceRow* best[3] = {nullptr, nullptr, nullptr};
+  int score[3] = {-1, -1, -1};
   for (const InstanceRow& r : all_rows()) {
     if (r.arch != p.arch || r.path == Path::kReduce) continue;
     int s = (r.path == path) + 2 * (r.q_dtype == p.q_dtype) + 2 * (r.kv_dtype == p.kv_dtype) +
             2 * (r.head_size == p.head_size) + (r.block_size == 0 || r.block_size == p.block_size) +
             ((p.features & ~r.features) == 0);
-    c.push_back({s, &r});
+    for (int i = 0; i < 3; ++i)
+      if (s > score[i]) {  // strictly better: earlier rows keep their place among equals
+        for (int j = 2; j > i; --j) { score[j] = score[j - 1]; best[j] = best[j - 1]; }
+        score[i] = s;
+        best[i] = &r;
+        break;
+      }
   }
-  std::stable_sort(c.begin(), c.end(), [](const Cand& a, const Cand& b) { return a.score > b.score; });
   std::string out;
-  for (size_t i = 0; i < c.size() && i < 3; ++i) out += (i ? ", " : "") + std::string(c[i].r->name);
+  for (int i = 0; i < 3 && best[i]; ++i) out += (i ? ", " : "") + std::string(best[i]->name);
   return out.empty() ? "none for this architecture" : out;
 }
 
@@ -317,10 +404,9 @@ std::string served_heads(Arch a) {
 }
 
 std::string describe(const ProblemDesc& p) {
-  std::ostringstream o;
-  o << "arch=" << to_string(p.arch) << " q_dtype=" << to_string(p.q_dtype) << " kv_dtype=" << to_string(p.kv_dtype)
-    << " head_size=" << p.head_size << " block_size=" << p.block_size << " features=" << features_to_string(p.features);
-  return o.str();
+  return std::string("arch=") + to_string(p.arch) + " q_dtype=" + to_string(p.q_dtype) +
+         " kv_dtype=" + to_string(p.kv_dtype) + " head_size=" + std::to_string(p.head_size) +
+         " block_size=" + std::to_string(p.block_size) + " features=" + features_to_string(p.features);
 }
 
 // The same rules as check(), without building a message (the per-call path).
@@ -360,47 +446,113 @@ std::string check(const ProblemDesc& p) {
 enum class PathReason {
   kForced,             // ForcePath::k2D / k3D
   kSegmentsRequested,  // auto with num_segments > 0: a segment count asks for 3D
-  kShortKv,            // 2D: the keys a workgroup may see (kv_span) <= kShortKv
-  kFills,              // 2D: the 2D grid fills the CUs
-  kOneSegment,         // 2D: 3D would run a single segment
-  kSplit,              // 3D: the 2D grid leaves CUs idle
+  kModel,              // the cost model's cheaper estimate
 };
 
-constexpr int kShortKv = 256;
+constexpr int kMaxCandidates = 5;  // 2 tiles of 2D + 3 segment counts of 3D
 
 struct Decision {
   PathReason reason = PathReason::kForced;
-  bool only_other = false;   // the heuristic's path is not served; the other one is
-  uint64_t wg2d = 0;         // 2D workgroups (grid x * KV heads) with the preferred 2D tile
+  bool only_other = false;   // the chosen path is not served; the other one is
   int cus = 0;
-  int kv_tiles = 0;          // 3D: KV tiles of the longest sequence
+  int n = 0;                 // candidates estimated
+  CandidateEstimate cand[kMaxCandidates];
+  int best2 = -1, best3 = -1;  // indices into cand
   bool segments_requested = false;
 };
 
-std::string explanation(const ProblemDesc& p, const Selection& sel, const Decision& d) {
+std::string fmt_cycles(double c) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f", c);
+  return b;
+}
+
+std::string explanation(const ProblemDesc& p, const Selection& sel, const Decision& d, const SelectPolicy& pol) {
   std::ostringstream why;
+  const double e2 = d.best2 >= 0 ? d.cand[d.best2].cycles : 0, e3 = d.best3 >= 0 ? d.cand[d.best3].cycles : 0;
   switch (d.reason) {
     case PathReason::kForced: why << "path " << to_string(sel.path) << ": forced; "; break;
     case PathReason::kSegmentsRequested:
       why << "path 3d: " << sel.num_segments << " segments requested; "; break;
-    case PathReason::kShortKv:
-      if (kv_span(p) < p.max_seqlen_k) why << "path 2d: the sliding window bounds each row to " << kv_span(p) << " keys <= " << kShortKv << "; ";
-      else why << "path 2d: max_seqlen_k=" << p.max_seqlen_k << " <= " << kShortKv << "; ";
+    case PathReason::kModel:
+      if (d.best3 < 0)
+        why << "path 2d: no split of at least 2 segments of " << pol.min_tiles_per_segment
+            << " KV tiles each (or no 3D instance); ";
+      else if (sel.path == Path::k3D)
+        why << "path 3d: estimate " << fmt_cycles(e3) << " cycles < " << pol.split_margin_pct << "% of 2D's "
+            << fmt_cycles(e2) << "; ";
+      else
+        why << "path 2d: estimate " << fmt_cycles(e2) << " cycles; the best split, " << fmt_cycles(e3)
+            << ", is not below " << pol.split_margin_pct << "% of it; ";
       break;
-    case PathReason::kFills: why << "path 2d: " << d.wg2d << " workgroups fill " << d.cus << " CUs; "; break;
-    case PathReason::kOneSegment:
-      why << "path 2d: " << d.wg2d << " 2D workgroups < " << d.cus << " CUs, but 3D would run 1 segment; "; break;
-    case PathReason::kSplit: why << "path 3d: " << d.wg2d << " 2D workgroups < " << d.cus << " CUs; "; break;
   }
   if (d.only_other) why << "only " << to_string(sel.path) << " serves this problem; ";
-  why << "instance " << sel.attention.row->name << " (first row serving " << describe(p) << ")";
-  if (sel.path == Path::k3D) {
-    if (d.segments_requested) why << "; segments " << sel.num_segments << " (requested)";
-    else
-      why << "; segments " << sel.num_segments << " (~2 workgroups per CU, <= KV tiles " << d.kv_tiles
-          << (kv_span(p) < p.max_seqlen_k ? " of the window)" : ")");
-  }
+  why << "instance " << sel.attention.row->name << " (first row serving " << describe(p) << " with the "
+      << to_string(sel.attention.row->tile) << " tile)";
+  if (sel.path == Path::k3D)
+    why << "; segments " << sel.num_segments
+        << (d.segments_requested ? " (requested)" : " (the cheapest estimate, each segment >= min_tiles_per_segment KV tiles)");
+  why << "; " << d.cus << " CUs";
   return why.str();
+}
+
+}  // namespace
+
+SelectPolicy default_policy(Arch a) {
+  SelectPolicy s;
+  const ArchSelectRecord& r = kArchSelectRecords[(size_t)a < (size_t)kNumArchs ? (int)a : 0];
+  s.mem_bytes_per_cycle = r.mem_bytes_per_cycle;
+  s.launch_cycles = r.launch_cycles;
+  s.overlap_waves = kPolicyDefault_overlap_waves;
+  s.max_segments = kPolicyDefault_max_segments;
+  s.min_tiles_per_segment = kPolicyDefault_min_tiles_per_segment;
+  s.split_margin_pct = kPolicyDefault_split_margin_pct;
+  return s;
+}
+
+namespace {
+
+// "" when every knob of `s` is within the range its comment gives (table.hpp).
+std::string policy_error(const SelectPolicy& s) {
+  std::ostringstream e;
+  if (!(s.mem_bytes_per_cycle > 0) || !std::isfinite(s.mem_bytes_per_cycle))
+    e << "options.policy->mem_bytes_per_cycle = " << s.mem_bytes_per_cycle << "; expected a finite number > 0";
+  else if (!(s.launch_cycles >= 0) || !std::isfinite(s.launch_cycles))
+    e << "options.policy->launch_cycles = " << s.launch_cycles << "; expected a finite number >= 0";
+  else if (s.overlap_waves < 1 || s.overlap_waves > 64)
+    e << "options.policy->overlap_waves = " << s.overlap_waves << "; expected 1 to 64";
+  else if (s.max_segments < 1 || s.max_segments > kMaxSegments)
+    e << "options.policy->max_segments = " << s.max_segments << "; expected 1 to " << kMaxSegments;
+  else if (s.min_tiles_per_segment < 1)
+    e << "options.policy->min_tiles_per_segment = " << s.min_tiles_per_segment << "; expected >= 1";
+  else if (s.split_margin_pct < 1 || s.split_margin_pct > 1000)
+    e << "options.policy->split_margin_pct = " << s.split_margin_pct << "; expected 1 to 1000";
+  return e.str();
+}
+
+// True when estimate `a` is preferred to `b`: cheaper, or as cheap with less
+// compute (a memory-bound tie goes to the kernel that computes faster).
+bool better(const CandidateEstimate& a, const CandidateEstimate& b) {
+  return a.cycles < b.cycles || (a.cycles == b.cycles && a.compute_cycles < b.compute_cycles);
+}
+
+// The segment counts the model weighs for 3D with row `r3`: the count that
+// fills the device's overlapped wave slots once, twice that, and the most
+// allowed, each within [lo, cap]; distinct, at most 3.
+int segment_candidates(const ModelInputs& m, const InstanceRow& r3, uint64_t wg1, int lo, int cap, int out[4]) {
+  if (cap < lo) return 0;
+  const double overlap = std::max(0.25, std::min(r3.occupancy, (double)m.pol->overlap_waves));
+  const double slots = (double)m.cus * m.simds * overlap / r3.waves;  // workgroups in flight at once
+  const double fill = wg1 > 0 ? slots / (double)wg1 : 1.0;
+  const double want[3] = {fill, fill * 2, (double)cap};
+  int n = 0;
+  for (double w : want) {
+    const int s = (int)std::min<double>(cap, std::max<double>(lo, floor_pos(w)));
+    bool dup = false;
+    for (int i = 0; i < n; ++i) dup = dup || out[i] == s;
+    if (!dup) out[n++] = s;
+  }
+  return n;
 }
 
 }  // namespace
@@ -408,7 +560,9 @@ std::string explanation(const ProblemDesc& p, const Selection& sel, const Decisi
 Selection select(const ProblemDesc& p, const SelectOptions& opt) {
   Selection sel;
   if (!valid(p)) { sel.error = "invalid problem: " + check(p); sel.invalid = true; return sel; }
-  if (opt.num_segments < 0 || opt.num_segments > kMaxSegments || (uint32_t)opt.path > (uint32_t)ForcePath::k3D) {
+  const SelectPolicy pol = opt.policy ? *opt.policy : default_policy(p.arch);
+  if (opt.num_segments < 0 || opt.num_segments > kMaxSegments || (uint32_t)opt.path > (uint32_t)ForcePath::k3D ||
+      (opt.policy && !policy_error(pol).empty())) {
     sel.error = options_error(opt);
     sel.invalid = true;
     return sel;
@@ -427,36 +581,94 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
   d.cus = p.num_cus > 0 ? p.num_cus : cu_count(p.arch);
   d.segments_requested = segments_requested;
   const int qpk = p.num_q_heads / p.num_kv_heads;
+  ModelInputs m{&p, &pol, d.cus, kArchSelectRecords[(int)p.arch].simds_per_cu, qpk,
+                (double)kDTypeBits[(int)p.kv_dtype] / 8.0, avg_keys(p), kArchSelectRecords[(int)p.arch].waves_independent};
+  m.finish();
 
-  // Preferred tile: the large (multi-wave) tile when one sequence has enough
-  // packed rows (q_len x qpk) to fill it, else the one-wave tile. 3D always
-  // uses the one-wave tile.
-  const int large_m = rows_per_wave(p.arch) * tile_waves(Tile::large);
-  const bool want_large = (int64_t)p.max_seqlen_q * qpk >= large_m;
-  const InstanceRow* r2 = pick(g2, p, opt, want_large);
-  const InstanceRow* r3 = pick(g3, p, opt, false);
+  // 2D candidates: the first serving row of each tile kind. 3D: the one-wave
+  // tile (rule large-tile-2d-only), or any 3D row the filter leaves.
+  const InstanceRow* r2s = opt.path == ForcePath::k3D ? nullptr : pick(g2, p, opt, Tile::small);
+  const InstanceRow* r2l = opt.path == ForcePath::k3D ? nullptr : pick(g2, p, opt, Tile::large);
+  const InstanceRow* r3 = nullptr;
+  if (opt.path != ForcePath::k2D) {
+    r3 = pick(g3, p, opt, Tile::small);
+    if (!r3) r3 = pick(g3, p, opt, Tile::large);
+  }
+  // Working workgroups and tiles depend on block_m / block_n only: computed once per shape.
+  int shape_m[3] = {0, 0, 0}, shape_n[3] = {0, 0, 0}, shape_tiles[3] = {0, 0, 0}, shapes = 0;
+  uint64_t shape_wg[3] = {0, 0, 0};
+  auto shape = [&](const InstanceRow& r, uint64_t* wg, int* tiles) {
+    for (int i = 0; i < shapes; ++i)
+      if (shape_m[i] == r.block_m && shape_n[i] == r.block_n) { *wg = shape_wg[i]; *tiles = shape_tiles[i]; return; }
+    *wg = working_workgroups(p, r.block_m, qpk);
+    *tiles = kv_tiles_of(p, r);
+    if (shapes < 3) {
+      shape_m[shapes] = r.block_m; shape_n[shapes] = r.block_n; shape_wg[shapes] = *wg; shape_tiles[shapes] = *tiles;
+      ++shapes;
+    }
+  };
+  for (const InstanceRow* r : {r2s, r2l}) {
+    if (!r) continue;
+    uint64_t wg;
+    int tiles;
+    shape(*r, &wg, &tiles);
+    d.cand[d.n] = estimate(m, *r, 1, wg, tiles);
+    if (d.best2 < 0 || better(d.cand[d.n], d.cand[d.best2])) d.best2 = d.n;
+    ++d.n;
+  }
+  if (r3) {
+    uint64_t wg1;
+    int tiles;
+    shape(*r3, &wg1, &tiles);
+    int segs[4];
+    int ns;
+    if (segments_requested) { segs[0] = opt.num_segments; ns = 1; }
+    else {
+      // Automatic: at least 2 segments (1 is 2D), unless 3D is forced.
+      const int lo = opt.path == ForcePath::k3D ? 1 : 2;
+      const int cap = std::max(opt.path == ForcePath::k3D ? 1 : 0,
+                               std::min(pol.max_segments, tiles / pol.min_tiles_per_segment));
+      ns = segment_candidates(m, *r3, wg1, lo, cap, segs);
+    }
+    for (int i = 0; i < ns; ++i) {
+      d.cand[d.n] = estimate(m, *r3, segs[i], wg1, tiles);
+      if (d.best3 < 0 || better(d.cand[d.n], d.cand[d.best3])) d.best3 = d.n;
+      ++d.n;
+    }
+  }
 
   Path path;
   if (opt.path == ForcePath::k2D) path = Path::k2D;
   else if (opt.path == ForcePath::k3D) path = Path::k3D;
   else if (segments_requested) { path = Path::k3D; d.reason = PathReason::kSegmentsRequested; }
   else {
-    d.wg2d = r2 ? grid_x(p, r2->block_m) * (uint64_t)p.num_kv_heads : 0;
-    if (kv_span(p) <= kShortKv) { path = Path::k2D; d.reason = PathReason::kShortKv; }
-    else if (d.wg2d >= (uint64_t)d.cus) { path = Path::k2D; d.reason = PathReason::kFills; }
-    else { path = Path::k3D; d.reason = PathReason::kSplit; }
-    if (path == Path::k3D && r3 && r2 &&
-        auto_segments(grid_x(p, r3->block_m) * (uint64_t)p.num_kv_heads, d.cus, kv_tiles_of(p, *r3)) == 1) {
-      path = Path::k2D;  // a single segment: 3D would only add the workspace and the reduce
-      d.reason = PathReason::kOneSegment;
-    }
-    if (!(path == Path::k2D ? r2 : r3)) {  // fall back to the other path if only it is served
-      const Path other = path == Path::k2D ? Path::k3D : Path::k2D;
-      if (other == Path::k2D ? r2 : r3) { path = other; d.only_other = true; }
+    d.reason = PathReason::kModel;
+    path = d.best3 >= 0 && (d.best2 < 0 || d.cand[d.best3].cycles * 100.0 <
+                                                 d.cand[d.best2].cycles * (double)pol.split_margin_pct)
+               ? Path::k3D
+               : Path::k2D;
+    if (path == Path::k2D && d.best2 < 0 && r3) {
+      // Only 3D serves it (the filter, or a matrix without 2D rows): its cheapest count, 1 allowed.
+      int segs[4];
+      const int ns = segment_candidates(m, *r3, working_workgroups(p, r3->block_m, qpk), 1,
+                                        std::max(1, std::min(pol.max_segments, kv_tiles_of(p, *r3) /
+                                                                                   pol.min_tiles_per_segment)),
+                                        segs);
+      for (int i = 0; i < ns && d.n < kMaxCandidates; ++i) {
+        d.cand[d.n] = estimate(m, *r3, segs[i], working_workgroups(p, r3->block_m, qpk), kv_tiles_of(p, *r3));
+        if (d.best3 < 0 || better(d.cand[d.n], d.cand[d.best3])) d.best3 = d.n;
+        ++d.n;
+      }
+      path = Path::k3D;
+      d.only_other = true;
+    } else if (path == Path::k3D && d.best3 < 0) {
+      path = Path::k2D;
+      d.only_other = true;
     }
   }
 
-  const InstanceRow* row = path == Path::k2D ? r2 : r3;
+  const int best = path == Path::k2D ? d.best2 : d.best3;
+  const InstanceRow* row = best >= 0 ? d.cand[best].row : nullptr;
   if (!row && !served_head(p)) {
     sel.error = "head_size=" + std::to_string(p.head_size) + " is not served on " + to_string(p.arch) +
                 " (served: " + served_heads(p.arch) + ")";
@@ -470,6 +682,7 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
     return sel;
   }
   sel.path = path;
+  sel.estimate_cycles = d.cand[best].cycles;
   sel.attention.row = row;
   sel.attention.threads = (uint32_t)(row->waves * row->wave_size);
   sel.attention.lds_bytes = row->lds_bytes;
@@ -483,9 +696,7 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
   sel.attention.grid = Dim3{(uint32_t)gx, (uint32_t)p.num_kv_heads, 1};
 
   if (path == Path::k3D) {
-    d.kv_tiles = kv_tiles_of(p, *row);
-    const int segs = segments_requested ? opt.num_segments
-                                        : auto_segments(gx * (uint64_t)p.num_kv_heads, d.cus, d.kv_tiles);
+    const int segs = d.cand[best].num_segments;
     sel.num_segments = segs;
     sel.attention.grid.z = (uint32_t)segs;
     const Span gr = index.find(group_key(p.arch, Path::kReduce, DType{}, DType{}, p.head_size));
@@ -508,7 +719,10 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
     }
     sel.workspace_bytes = w.total_bytes;
   }
-  if (opt.explain) sel.why = explanation(p, sel, d);
+  if (opt.explain) {
+    sel.why = explanation(p, sel, d, pol);
+    sel.candidates.assign(d.cand, d.cand + d.n);
+  }
   sel.ok = true;
   return sel;
 }

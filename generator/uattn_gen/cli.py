@@ -3,10 +3,13 @@
   uattn-gen list     --matrix FILE [--matrix FILE ...] [--subset NAME] [--filter GLOB]
                      [--arch ARCH] [--json] [--why-pruned]
   uattn-gen generate --matrix FILE [--matrix FILE ...] [--subset NAME] [--filter GLOB]
-                     [--arch ARCH] --out DIR
+                     [--arch ARCH] [--measured FILE] --out DIR
 
 `generate` also writes the C++ and CMake view of the architecture records and
-vocabularies (emit.py); they do not depend on the selection.
+vocabularies (emit.py); they do not depend on the selection. --measured names
+the per-instance figures of built code objects (instances/measured.yaml,
+uattn_gen/measured.py) written into the table rows' cost columns; instances it
+does not list get the documented fallback figures.
 
 --subset, --filter and --arch may be repeated; repeats of one option are a
 union, different options narrow each other. Exit status: 0 success, 2 a
@@ -22,7 +25,8 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .emit import record, render_tree, write_tree
+from .emit import record, render_tree, use_measured, write_tree
+from .measured import MeasuredError, load as load_measured
 from .expand import Selection, check_subsets, expand, select, select_pruned
 from .globs import is_valid_glob
 from .model import arch_names, names
@@ -42,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="YAML matrix file (repeatable; groups and subsets are merged)")
         sp.add_argument("--subset", action="append", default=[], metavar="NAME",
                         help="keep instances matched by the named subset (repeatable)")
+        sp.add_argument("--measured", metavar="FILE",
+                        help="per-instance figures of built code objects (instances/measured.yaml)")
         sp.add_argument("--filter", action="append", default=[], metavar="GLOB",
                         help="keep instance names matching GLOB ('*', '?'; repeatable)")
         sp.add_argument("--arch", action="append", default=[], metavar="ARCH",
@@ -88,6 +94,10 @@ def main(argv=None) -> int:
         if not is_valid_glob(glob):
             errors.append(f"{PROG}: --filter '{glob}' is not a valid glob, expected letters, "
                           f"digits, '_' and the wildcards '*' and '?'")
+    try:
+        use_measured(load_measured(args.measured))
+    except MeasuredError as e:
+        errors.append(f"{PROG}: --measured {e}")
     if errors:
         return _fail(errors)
     selection = Selection(subsets=tuple(args.subset), filters=tuple(args.filter),

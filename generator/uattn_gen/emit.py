@@ -32,6 +32,8 @@ from . import __version__
 from .model import (ARCH_INFO, ANY_BLOCK, BUILTIN_ARCHS, DTYPE_INFO, FEATURE_INFO, MATRIX_INSNS,
                     PATH_INFO, REDUCE, TILE_BLOCK_N, TILE_KINDS, Instance, Matrix, arch_names,
                     feature_names, feature_token, names, path_enum)
+from .measured import figures
+from .model import SELECT_POLICY
 from .rules import instance_lds_bytes
 from .schema import SCHEMA_VERSION
 
@@ -42,14 +44,20 @@ GENERATED_INCLUDE = "include/uattn/generated"
 # Row format of table_rows.inc: its version and the named columns of each row
 # kind, read by dispatch/include/uattn/table_row.hpp (which checks the version
 # and the column counts at compile time).
-TABLE_FORMAT_VERSION = 2
+TABLE_FORMAT_VERSION = 3
 ATTENTION_COLUMNS = ("name", "arch", "path", "q_dtype", "kv_dtype", "head_size", "block_size",
-                     "features", "tile", "block_m", "block_n", "waves")
+                     "features", "tile", "block_m", "block_n", "waves",
+                     "vgprs", "occupancy", "tile_cycles", "measured")
 REDUCE_COLUMNS = ("name", "arch", "head_size")
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "jinja")),
     undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True,
     autoescape=False)
+
+
+# Measured per-instance figures ({name: {field: value}}, measured.load()) used for
+# the cost-model columns of the table rows; set by use_measured().
+_MEASURED: dict = {}
 
 
 def record(inst: Instance) -> dict:
@@ -84,9 +92,12 @@ def row_fields(inst: Instance) -> dict:
     fields = {"name": names(inst).name, "arch": inst.arch, "head_size": inst.head_size}
     if inst.path == REDUCE:
         return fields
+    fig = figures(inst, instance_lds_bytes(inst), _MEASURED)
     fields.update(path=path_enum(inst.path), q_dtype=inst.q_dtype, kv_dtype=inst.kv_dtype,
                   block_size=inst.block_size, features=f"0x{inst.features:02X}",
-                  tile=inst.tile, block_m=inst.block_m, block_n=inst.block_n, waves=inst.waves)
+                  tile=inst.tile, block_m=inst.block_m, block_n=inst.block_n, waves=inst.waves,
+                  vgprs=fig.vgprs, occupancy=f"{fig.occupancy:g}", tile_cycles=f"{fig.tile_cycles:g}",
+                  measured="true" if fig.measured else "false")
     return {c: fields[c] for c in ATTENTION_COLUMNS}
 
 
@@ -116,6 +127,12 @@ def render_instance(inst: Instance) -> str:
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def use_measured(measured: dict) -> None:
+    """Makes `measured` (measured.load()) the figures of the table rows' cost columns."""
+    _MEASURED.clear()
+    _MEASURED.update(measured)
 
 
 def render_tree(matrix: Matrix, instances: list, selection) -> dict:
@@ -170,12 +187,13 @@ def render_records(matrix: Matrix) -> dict:
         "matrix_insns": MATRIX_INSNS, "dtypes": DTYPE_INFO, "features": FEATURE_INFO,
         "all_features": f"0x{sum(f.bit for f in FEATURE_INFO):02X}u", "paths": PATH_INFO,
         "force_paths": [p for p in PATH_INFO if p.force_c], "tiles": TILE_KINDS,
-        "tile_block_n": TILE_BLOCK_N,
+        "tile_block_n": TILE_BLOCK_N, "select_policy": SELECT_POLICY,
     }
     return {
         f"{GENERATED_INCLUDE}/arch.hpp": _ENV.get_template("arch.hpp.j2").render(ctx),
         f"{GENERATED_INCLUDE}/vocab.hpp": _ENV.get_template("vocab.hpp.j2").render(ctx),
         f"{GENERATED_INCLUDE}/vocab.h": _ENV.get_template("vocab.h.j2").render(ctx),
+        f"{GENERATED_INCLUDE}/select.hpp": _ENV.get_template("select.hpp.j2").render(ctx),
         "archs.cmake": _ENV.get_template("archs.cmake.j2").render(ctx),
     }
 

@@ -150,6 +150,14 @@ class ArchInfo:
     vgprs_per_simd: int     # occupancy model (co_report): VGPRs per lane one SIMD holds
     max_waves_per_simd: int  # occupancy model: wave slots per SIMD
     lds_per_cu: int         # occupancy model: LDS bytes per CU (WGP) shared by workgroups
+    # CUs per unit of hipDeviceProp_t::multiProcessorCount: 1 where HIP counts CUs,
+    # 2 on RDNA (gfx10+), where HIP runs in WGP mode and counts work-group processors
+    # of two CUs each. Applied in one place, uattn::cus_from_reported() (table.hpp).
+    cus_per_reported_unit: int = 1
+    simds_per_cu: int = 4   # SIMDs per CU: waves of one workgroup run on separate SIMDs
+    # Selector cost-model defaults of the reference part (uattn::SelectPolicy, table.hpp):
+    mem_bytes_per_cycle: int = 1024   # device-memory bandwidth / engine clock, bytes per cycle
+    launch_cycles: int = 5000         # engine cycles one more dependent kernel launch costs
     head_sizes: tuple = HEAD_SIZES   # head sizes this arch serves
     # ((tile name, max head size, block_n), ...): a wider KV tile where the
     # registers allow it (the first entry of the tile whose max head size is
@@ -178,18 +186,27 @@ class ArchInfo:
 # Records with the numbers SPEC.md s.3 gives for each target.
 BUILTIN_ARCHS = (
     # CDNA4, MI355X: MFMA 32x32 output tiles; 160 KiB LDS per CU; 512 VGPRs
-    # (arch + acc) per lane, 8 waves per SIMD.
+    # (arch + acc) per lane, 8 waves per SIMD; 4 SIMDs per CU; HIP reports CUs.
+    # 8 TB/s HBM3E at a 2.4 GHz peak engine clock: 3333 bytes per cycle (AMD
+    # Instinct MI355X product page).
     ArchInfo("gfx950", wave_size=64, matrix_insn="mfma_32x32x16", rows_per_wave=32, head_pad=32,
              lds_row_pad=8, lds_budget=160 * 1024, cu_count=256, offload_target="gfx950",
              vgprs_per_simd=512, max_waves_per_simd=8, lds_per_cu=160 * 1024,
+             cus_per_reported_unit=1, simds_per_cu=4, mem_bytes_per_cycle=3333, launch_cycles=5000,
              # 128 x 64 prefill tile up to d128 (d192 / d256 keep 32 keys: registers)
              block_n_by_head=(("large", 128, 64),)),
     # RDNA2, Radeon Pro V620: 8 rows per wave; 64 KiB LDS per workgroup (128 KiB
     # per WGP); 1024 wave32 VGPRs per SIMD, 16 waves per SIMD. LDS rows hold a Q
     # row and the row's 32 f16 probabilities of one KV tile (attention_dot2.hpp).
+    # 2 SIMD32 per CU, 2 CUs per WGP (AMD "RDNA 2" instruction set architecture
+    # reference guide, s.1); HIP's multiProcessorCount counts WGPs on gfx10+ (WGP
+    # mode, the default: ROCm HIP documentation, hipDeviceProp_t), so 36 on this
+    # 72-CU part. 512 GB/s GDDR6 at a 2.5 GHz boost clock: 205 bytes per cycle
+    # (AMD Radeon Pro V620 product page).
     ArchInfo("gfx1030", wave_size=32, matrix_insn="dot2", rows_per_wave=8, head_pad=4,
              lds_row_pad=32, lds_budget=64 * 1024, cu_count=72, offload_target="gfx1030",
-             vgprs_per_simd=1024, max_waves_per_simd=16, lds_per_cu=128 * 1024),
+             vgprs_per_simd=1024, max_waves_per_simd=16, lds_per_cu=128 * 1024,
+             cus_per_reported_unit=2, simds_per_cu=2, mem_bytes_per_cycle=205, launch_cycles=5000),
 )
 ARCHS = tuple(a.name for a in BUILTIN_ARCHS)   # the built-in architectures, table order
 
@@ -208,6 +225,34 @@ def declare_archs(extra: list) -> None:
 def arch_names() -> tuple:
     """Names of every known architecture, table order."""
     return tuple(ARCH_INFO)
+
+
+# --- the selector's cost model (emitted to C++ as uattn/generated/select.hpp) --
+#
+# Defaults of uattn::SelectPolicy common to every architecture (the per-
+# architecture ones are ArchInfo.mem_bytes_per_cycle and launch_cycles); the
+# model is described in docs/architecture.md ("The cost model").
+SELECT_POLICY = (
+    ("overlap_waves", 2,
+     "resident waves per SIMD whose latencies hide each other: the throughput multiplier, "
+     "at most the instance's occupancy"),
+    ("max_segments", 64, "the most segments an automatic split chooses"),
+    ("min_tiles_per_segment", 4, "an automatic split gives every segment at least this many KV tiles"),
+    ("split_margin_pct", 90,
+     "3D is chosen only when its estimate is below this percentage of the best 2D estimate"),
+)
+
+# Figures for an instance without measured ones (instances/measured.yaml;
+# uattn_gen/measured.py figures()): VGPRs and occupancy of FALLBACK_VGPRS
+# registers per lane with the instance's LDS (the formula of tools/co_report.py);
+# cycles per KV tile from, in order, the instance's twin on the other attention
+# path (the same body and tile with or without the segment axis), else
+# FALLBACK_CYCLES_PER_MAC[(matrix_insn, tile)] x rows_per_wave x block_n x head
+# size: the medians of the measured straight-line KV-tile loops of the default
+# matrix (llvm-mca, 2026-11-30: 135 / 20 / 47 / 40 kernels).
+FALLBACK_VGPRS = 128
+FALLBACK_CYCLES_PER_MAC = {("mfma_32x32x16", "small"): 0.0065, ("mfma_32x32x16", "large"): 0.0024,
+                           ("dot2", "small"): 0.24, ("dot2", "large"): 0.19}
 
 
 # --- the parsed matrix ---------------------------------------------------------

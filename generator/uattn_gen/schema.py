@@ -8,6 +8,7 @@ the first problem; callers write nothing when any Diagnostic is returned.
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import os
@@ -40,7 +41,8 @@ ARCH_NAME_RE = re.compile(r"^gfx[0-9a-z]+$")
 # Keys of an `architectures` record: the fields of model.ArchInfo. `like`
 # copies a known record, whose fields the others then override.
 ARCH_INT_KEYS = ("wave_size", "rows_per_wave", "head_pad", "lds_row_pad", "lds_budget",
-                 "cu_count", "vgprs_per_simd", "max_waves_per_simd", "lds_per_cu")
+                 "cu_count", "vgprs_per_simd", "max_waves_per_simd", "lds_per_cu",
+                 "cus_per_reported_unit", "simds_per_cu", "mem_bytes_per_cycle", "launch_cycles")
 ARCH_KEYS = ("name", "like", "matrix_insn", "offload_target", "head_sizes") + ARCH_INT_KEYS
 
 _T = "tag:yaml.org,2002:"
@@ -343,8 +345,8 @@ class _FileChecker:
                                _parse_head_size)
             ok = ok and heads is not None
             fields["head_sizes"] = tuple(heads or ())
-        missing = [k for k in ArchInfo.__dataclass_fields__ if k not in fields
-                   and k != "head_sizes"]
+        missing = [k for k, f in ArchInfo.__dataclass_fields__.items() if k not in fields
+                   and f.default is dataclasses.MISSING]
         if missing:
             self.error(node, f"architecture '{name}' has no {', '.join(missing)}, expected every "
                              f"field of a record or 'like: <known architecture>'")

@@ -5,7 +5,7 @@
 // argument buffer, compute the grid, carve the workspace, launch attention and
 // reduce on the caller's stream. Results are compared with the fp64 reference.
 //
-// Process-wide devices: 0 = gfx950:sramecc+:xnack- (256 CUs), 1 = gfx1030 (72 CUs).
+// Process-wide devices: 0 = gfx950:sramecc+:xnack- (256 CUs), 1 = gfx1030 (reports 36 WGPs = 72 CUs).
 #include <gtest/gtest.h>
 #include <hip/hip_runtime_api.h>
 #include <sys/stat.h>
@@ -19,6 +19,7 @@
 
 #include "device_problem.hpp"
 #include "hipcpu.hpp"
+#include "scenario.hpp"  // tools/explain
 #include "sets.hpp"  // tools/bench
 
 using namespace uattn;
@@ -839,6 +840,51 @@ TEST_P(Checked, ValidInputGivesTheUncheckedResult) {
       const std::vector<hipcpu::LaunchRecord> l = hipcpu::launches();
       ASSERT_EQ(l.size(), lane == ForcePath::k3D ? 3u : 2u);
       EXPECT_EQ(l[0].kernel, "uattn_" + std::string(to_string(arch)) + "_check");
+    }
+  }
+}
+
+// Issue 10: the runtime, on devices whose HIP properties report what HIP
+// reports (gfx1030: 36 WGPs for 72 CUs), and uattn-explain's route
+// (explain::to_problem + select() with the CU count) give the same answer:
+// instance, path, segments, grids and workspace.
+TEST(E2ESelect, RuntimeAndExplainAgree) {
+  using Seqs = std::vector<std::pair<int, int>>;
+  const Seqs batches[] = {Seqs(5, {1, 2048}), Seqs(5, {1, 8192}), Seqs(3, {4, 7168}), Seqs(24, {4, 1024}),
+                          Seqs{{1, 100}, {5, 18}}, Seqs{{512, 1024}}, Seqs(40, {1, 512})};
+  for (Arch arch : {Arch::gfx950, Arch::gfx1030}) {
+    SCOPED_TRACE(to_string(arch));
+    ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
+    hipDeviceProp_t prop;
+    ASSERT_EQ(hipGetDeviceProperties(&prop, device_of(arch)), hipSuccess);
+    EXPECT_EQ(cus_from_reported(arch, prop.multiProcessorCount), cu_count(arch));
+    int k = 0;
+    for (const Seqs& seqs : batches) {
+      ut::ProblemSpec spec;
+      spec.seqs = seqs;
+      spec.seed = 900 + k++;
+      auto prob = ut::make_problem(spec, exec::guarded_allocator());
+      e2e::DeviceProblem dp(*prob);
+      ASSERT_EQ(dp.error(), "");
+      Selection rt;
+      ASSERT_TRUE(runtime().plan(dp.args(), &rt).ok());
+      explain::Scenario sc;
+      sc.num_q_heads = spec.num_q_heads;
+      sc.num_kv_heads = spec.num_kv_heads;
+      sc.head_size = spec.head_size;
+      sc.block_size = spec.block_size;
+      sc.seqs = seqs;
+      SelectOptions o;
+      o.explain = true;
+      const Selection ex = select(explain::to_problem(sc, arch, cu_count(arch)), o);
+      ASSERT_TRUE(ex.ok) << ex.error;
+      EXPECT_EQ(rt.attention.row, ex.attention.row) << rt.why << "\n" << ex.why;
+      EXPECT_EQ(rt.path, ex.path);
+      EXPECT_EQ(rt.num_segments, ex.num_segments);
+      EXPECT_EQ(rt.workspace_bytes, ex.workspace_bytes);
+      EXPECT_EQ(rt.attention.grid.x, ex.attention.grid.x);
+      EXPECT_EQ(rt.attention.grid.z, ex.attention.grid.z);
+      EXPECT_EQ(rt.why, ex.why);  // the same CU count and the same reasons
     }
   }
 }

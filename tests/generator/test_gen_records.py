@@ -78,7 +78,7 @@ def test_a_matrix_declares_an_architecture(run, tmp_path):
     assert "set(UATTN_OFFLOAD_TARGET_gfx1099 gfx1030)" in (out / "archs.cmake").read_text()
     rows = (out / "table_rows.inc").read_text()
     assert ("UATTN_ATTENTION_ROW(uattn_gfx1099_2d_f16_f16_d128_bany_plain_m8n32w1, gfx1099, k2D, "
-            "f16, f16, 128, 0, 0x00, small, 8, 32, 1)") in rows
+            "f16, f16, 128, 0, 0x00, small, 8, 32, 1, ") in rows
     assert re.search(r"set\(UATTN_INSTANCES_gfx1099\n  uattn_gfx1099_2d_",
                      (out / "instances.cmake").read_text())
     rc, listed, _ = run("list", "--matrix", m, "--arch", "gfx1099")

@@ -48,7 +48,9 @@ Device make_device(DeviceConfig c) {
   Device d;
   d.target = parse_target_id(c.gcn_arch_name);
   const bool cdna = d.target.processor == "gfx950";
-  if (c.compute_units == 0) c.compute_units = cdna ? 256 : 72;
+  // What HIP reports in multiProcessorCount: CUs on CDNA, WGPs (2 CUs each) on RDNA
+  // gfx10+, so 36 for the 72-CU Radeon PRO V620 (uattn::cus_from_reported()).
+  if (c.compute_units == 0) c.compute_units = cdna ? 256 : 36;
   if (c.name.empty()) c.name = cdna ? "AMD Instinct MI355X (CPU-backed)" : "AMD Radeon PRO V620 (CPU-backed)";
   d.wave_size = cdna ? 64 : 32;
   d.lds_per_workgroup = cdna ? 160 * 1024 : 64 * 1024;

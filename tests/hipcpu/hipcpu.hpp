@@ -17,7 +17,7 @@ namespace uattn::hipcpu {
 
 struct DeviceConfig {
   std::string gcn_arch_name;  // hipDeviceProp_t::gcnArchName, e.g. "gfx950:sramecc+:xnack-", "gfx1030"
-  int compute_units = 0;      // multiProcessorCount; 0 = the product's count (256 for gfx950, 72 for gfx1030)
+  int compute_units = 0;      // multiProcessorCount; 0 = what HIP reports for the product (256 CUs for gfx950, 36 WGPs = 72 CUs for gfx1030)
   std::string name;           // hipDeviceProp_t::name; "" = a product name for the architecture
 };
 

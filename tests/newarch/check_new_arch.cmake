@@ -33,7 +33,7 @@ expect("${arch_hpp}" "\\{\"gfx1099\", 32, MatrixInsn::dot2, 8, 4, 32, 65536u, 40
 file(READ "${WORK}/generated/archs.cmake" archs_cmake)
 expect("${archs_cmake}" "set\\(UATTN_OFFLOAD_TARGET_gfx1099 gfx1030\\)")
 file(READ "${WORK}/generated/table_rows.inc" rows)
-expect("${rows}" "UATTN_ATTENTION_ROW\\(uattn_gfx1099_2d_f16_f16_d128_bany_all_m8n32w1, gfx1099, k2D, f16, f16, 128, 0, 0x1F, small, 8, 32, 1\\)")
+expect("${rows}" "UATTN_ATTENTION_ROW\\(uattn_gfx1099_2d_f16_f16_d128_bany_all_m8n32w1, gfx1099, k2D, f16, f16, 128, 0, 0x1F, small, 8, 32, 1, [0-9]+, [0-9.]+, [0-9.]+, (true|false)\\)")
 expect("${rows}" "UATTN_REDUCE_ROW\\(uattn_gfx1099_reduce_d128, gfx1099, 128\\)")
 
 run_step("building the table, uattn-explain, uattn-run and the bundle"

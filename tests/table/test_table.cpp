@@ -371,57 +371,6 @@ TEST(Table, ExplanationOnlyWhenAsked) {
   }
 }
 
-// Issue 10, input 2: when the automatic split comes to one segment, 3D would
-// only add a workspace and a reduce launch: the answer is 2D. (Before: 3D, 1
-// segment, a 10 MB workspace on gfx950.)
-TEST(Table, OneSegmentIsTwoD) {
-  if (!full_matrix()) GTEST_SKIP();
-  struct Case { const char* arch; DType dt; int hq, hkv; std::pair<int, int> seq; uint32_t grid_x; };
-  // grid_x = tokens * qpk / block_m + num_seqs with the large 2D tile (gfx950: 128 rows, gfx1030: 32).
-  for (const Case& c : {Case{"gfx950", DType::bf16, 32, 8, {600, 2000}, 600 * 4 / 128 + 1},
-                        Case{"gfx1030", DType::f16, 8, 2, {150, 1000}, 150 * 4 / 32 + 1}}) {
-    if (!built(c.arch)) continue;
-    const ProblemDesc p = batch(c.arch, c.dt, c.hq, c.hkv, {c.seq});
-    SelectOptions o;
-    o.explain = true;
-    const Selection s = select(p, o);
-    ASSERT_TRUE(s.ok) << s.error;
-    EXPECT_EQ(s.path, Path::k2D) << c.arch << ": " << s.why;
-    EXPECT_EQ(s.num_segments, 1);
-    EXPECT_EQ(s.workspace_bytes, 0u);
-    EXPECT_EQ(s.attention.row->tile, Tile::large) << s.attention.row->name;
-    EXPECT_EQ(s.attention.grid.x, c.grid_x);
-    EXPECT_EQ(s.attention.grid.y, (uint32_t)c.hkv);
-    EXPECT_NE(s.why.find("3D would run 1 segment"), std::string::npos) << s.why;
-    // Forcing 3D still gives 3D (one segment, as asked).
-    o.path = ForcePath::k3D;
-    const Selection f = select(p, o);
-    ASSERT_TRUE(f.ok) << f.error;
-    EXPECT_EQ(f.path, Path::k3D);
-    EXPECT_EQ(f.num_segments, 1);
-  }
-  // The class: an automatic 3D choice always splits into at least 2 segments.
-  size_t n3 = 0;
-  for (Arch a : built_archs())
-    for (int qpk : {1, 4, 8})
-      for (int seqs : {1, 2, 5, 16, 64})
-        for (int q : {1, 4, 37, 150, 600})
-          for (int k : {300, 1000, 2000, 8192, 32768})
-            for (int cus : {0, 32, 512}) {
-              if (q > k) continue;
-              ProblemDesc p;
-              p.arch = a; p.head_size = 128; p.block_size = 16; p.num_kv_heads = 2; p.num_q_heads = 2 * qpk;
-              p.num_seqs = seqs; p.num_tokens = seqs * q; p.max_seqlen_q = q; p.max_seqlen_k = k; p.num_cus = cus;
-              const Selection s = select(p);
-              ASSERT_TRUE(s.ok) << s.error;
-              if (s.path != Path::k3D) continue;
-              ++n3;
-              EXPECT_GE(s.num_segments, 2) << to_string(a) << " qpk " << qpk << " seqs " << seqs << "x" << q << ":"
-                                           << k << " cus " << cus;
-            }
-  EXPECT_GT(n3, 20u);
-}
-
 // Issue 10, input 4: a requested segment count is honoured or refused, never
 // dropped. (Before: with path 2d, or auto choosing 2D, it was ignored.)
 TEST(Table, RequestedSegmentsAreNeverDropped) {
@@ -459,42 +408,4 @@ TEST(Table, RequestedSegmentsAreNeverDropped) {
   }
 }
 
-// Issue 10, input 1: a sliding window bounds each row's KV range, not the work
-// per workgroup. A long-context windowed decode that leaves CUs idle is split,
-// into segments sized from the window's KV tiles (not max_seqlen_k). (Before:
-// every windowed problem was 2D, e.g. 8 workgroups on 256 CUs walking 128 tiles each.)
-TEST(Table, WindowedDecodeIsSplitByTheWindowsTiles) {
-  if (!full_matrix() || !built("gfx950")) GTEST_SKIP();
-  SelectOptions o;
-  o.explain = true;
-  // --window 4096 (window_left 4095), one decode at 32K: 4096 keys = 129 tiles of 32 at any
-  // alignment; 8 one-wave workgroups want 2 * 256 / 8 = 64 segments.
-  Selection s = select(batch("gfx950", DType::bf16, 32, 8, {{1, 32768}}, 4095), o);
-  ASSERT_TRUE(s.ok) << s.error;
-  EXPECT_EQ(s.path, Path::k3D) << s.why;
-  EXPECT_EQ(s.num_segments, 64);
-  EXPECT_EQ(s.attention.grid.x, 1u);
-  EXPECT_EQ(s.attention.grid.y, 8u);
-  EXPECT_EQ(s.attention.grid.z, 64u);
-  EXPECT_NE(s.attention.row->features & kFeatWindow, 0u) << s.attention.row->name;
-  EXPECT_NE(s.why.find("<= KV tiles 129 of the window"), std::string::npos) << s.why;
-  // A 1024-key window: 33 tiles at most, so 33 segments, not the 64 max_seqlen_k would allow.
-  s = select(batch("gfx950", DType::bf16, 32, 8, {{1, 32768}}, 1023), o);
-  ASSERT_TRUE(s.ok) << s.error;
-  EXPECT_EQ(s.path, Path::k3D) << s.why;
-  EXPECT_EQ(s.num_segments, 33);
-  // Without the window, the same decode splits into 64 (the bound of max_seqlen_k's 1024 tiles and 64).
-  s = select(batch("gfx950", DType::bf16, 32, 8, {{1, 32768}}), o);
-  ASSERT_TRUE(s.ok) << s.error;
-  EXPECT_EQ(s.num_segments, 64);
-  // A window of at most 256 keys is short work: 2D, whatever max_seqlen_k is.
-  s = select(batch("gfx950", DType::bf16, 32, 8, {{1, 32768}}, 255), o);
-  ASSERT_TRUE(s.ok) << s.error;
-  EXPECT_EQ(s.path, Path::k2D) << s.why;
-  EXPECT_NE(s.why.find("the sliding window bounds each row to 256 keys"), std::string::npos) << s.why;
-  // A windowed batch whose 2D grid fills the CUs stays 2D (64 x 8 = 512 workgroups >= 256 CUs).
-  std::vector<std::pair<int, int>> many(64, {1, 32768});
-  s = select(batch("gfx950", DType::bf16, 32, 8, many, 4095), o);
-  ASSERT_TRUE(s.ok) << s.error;
-  EXPECT_EQ(s.path, Path::k2D) << s.why;
-}
+// The selector's decisions (the cost model, issue 10 inputs 1, 2, 3, 5, 6): test_select.cpp.

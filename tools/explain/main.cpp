@@ -37,12 +37,15 @@ struct Args {
   std::string scenarios, name = "*", seqs, filter, arch = "all", path = "auto";
   std::string dtype = "f16", kv_dtype;
   int cus = 0, segments = 0;
+  std::vector<std::string> policy;  // --policy knob=value
   Scenario adhoc;
   bool have_adhoc = false;
   bool seqs_given = false;  // --seqs on the command line, even as an empty string
   std::vector<uattn::Arch> archs;
   uattn::ForcePath force = uattn::ForcePath::kAuto;
 };
+
+std::string apply_policy(const std::vector<std::string>& kv, uattn::SelectPolicy* pol);
 
 // Returns -1 to go on, else the exit status (help: 0, usage error: 2).
 int parse_args(int argc, char** argv, Args* a) {
@@ -90,6 +93,11 @@ int parse_args(int argc, char** argv, Args* a) {
                  "3D segment count, 1.." + std::to_string(uattn::kMaxSegments) +
                      " (default: the selector's; with --path auto it selects 3D, with --path 2d it is an error)")
       ->check(CLI::Range(1, uattn::kMaxSegments));
+  app.add_option("--policy", a->policy,
+                 "a cost-model knob, knob=value (repeatable): mem_bytes_per_cycle, launch_cycles, overlap_waves, "
+                 "max_segments, min_tiles_per_segment, split_margin_pct (uattn::SelectPolicy; default: the "
+                 "architecture's, printed with each answer)")
+      ->option_text("KNOB=VALUE");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -122,8 +130,53 @@ int parse_args(int argc, char** argv, Args* a) {
     uattn::arch_from_name(a->arch, &x);
     a->archs = {x};
   }
+  uattn::SelectPolicy probe = uattn::default_policy(uattn::kArchs[0]);
+  const std::string bad_policy = apply_policy(a->policy, &probe);
+  if (!bad_policy.empty()) return usage(bad_policy);
+  uattn::SelectOptions probe_opt;
+  probe_opt.policy = &probe;
+  if (!uattn::options_error(probe_opt).empty()) return usage(uattn::options_error(probe_opt));
   a->force = a->path == "2d" ? uattn::ForcePath::k2D : a->path == "3d" ? uattn::ForcePath::k3D : uattn::ForcePath::kAuto;
   return -1;
+}
+
+// Applies the --policy knob=value pairs to `pol`; "" or the usage error.
+std::string apply_policy(const std::vector<std::string>& kv, uattn::SelectPolicy* pol) {
+  for (const std::string& x : kv) {
+    const size_t eq = x.find('=');
+    const std::string k = x.substr(0, eq), v = eq == std::string::npos ? "" : x.substr(eq + 1);
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !std::isfinite(d)) return "--policy " + x + ": expected knob=number";
+    const bool integral = d == std::floor(d) && std::fabs(d) < 1e9;
+    if (k == "mem_bytes_per_cycle") pol->mem_bytes_per_cycle = d;
+    else if (k == "launch_cycles") pol->launch_cycles = d;
+    else if (!integral) return "--policy " + x + ": expected an integer for " + k;
+    else if (k == "overlap_waves") pol->overlap_waves = (int)d;
+    else if (k == "max_segments") pol->max_segments = (int)d;
+    else if (k == "min_tiles_per_segment") pol->min_tiles_per_segment = (int)d;
+    else if (k == "split_margin_pct") pol->split_margin_pct = (int)d;
+    else
+      return "--policy " + x + ": unknown knob '" + k + "'; expected mem_bytes_per_cycle, launch_cycles, "
+             "overlap_waves, max_segments, min_tiles_per_segment or split_margin_pct";
+  }
+  return "";
+}
+
+void print_estimates(const uattn::Selection& sel, const uattn::SelectPolicy& pol) {
+  std::printf("    %-10s mem_bytes_per_cycle %g, launch_cycles %g, overlap_waves %d, max_segments %d, "
+              "min_tiles_per_segment %d, split_margin_pct %d\n", "policy", pol.mem_bytes_per_cycle, pol.launch_cycles,
+              pol.overlap_waves, pol.max_segments, pol.min_tiles_per_segment, pol.split_margin_pct);
+  if (sel.candidates.empty()) return;
+  std::printf("    %-10s (cycles; docs/architecture.md \"The cost model\")\n", "estimates");
+  for (const uattn::CandidateEstimate& c : sel.candidates) {
+    const bool chosen = c.row == sel.attention.row && c.num_segments == sel.num_segments;
+    std::printf("    %s %-2s %-5s %4d seg  %7llu wg x %5d tiles  compute %10.0f  memory %10.0f  reduce %8.0f  "
+                "total %10.0f  %s%s\n",
+                chosen ? "  *" : "   ", uattn::to_string(c.row->path), uattn::to_string(c.row->tile), c.num_segments,
+                (unsigned long long)c.workgroups, c.tiles, c.compute_cycles, c.memory_cycles, c.reduce_cycles, c.cycles,
+                c.row->name, c.row->measured ? "" : " (fallback figures)");
+  }
 }
 
 void print_launch(const char* label, const uattn::KernelLaunch& k) {
@@ -147,6 +200,9 @@ bool explain(const Scenario& sc, const std::string& batch_note, const Args& a) {
   opt.num_segments = a.segments;
   opt.explain = true;
   for (uattn::Arch arch : a.archs) {
+    uattn::SelectPolicy pol = uattn::default_policy(arch);
+    apply_policy(a.policy, &pol);  // checked in parse_args
+    opt.policy = &pol;
     std::string args_error;
     const uattn::ProblemDesc p = uattn::explain::to_problem(sc, arch, a.cus, &args_error);
     uattn::Selection sel;
@@ -165,6 +221,7 @@ bool explain(const Scenario& sc, const std::string& batch_note, const Args& a) {
     print_launch("attention", sel.attention);
     if (sel.path == uattn::Path::k3D) print_launch("reduce", sel.reduce);
     std::printf("    %-10s %s\n", "why", sel.why.c_str());
+    print_estimates(sel, pol);
   }
   std::printf("\n");
   return ok;

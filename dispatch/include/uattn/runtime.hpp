@@ -141,7 +141,8 @@ class Runtime {
   Runtime& operator=(const Runtime&) = delete;
 
   // Validates `args` (validate()), selects for the current HIP device (arch from
-  // gcnArchName, CU count from multiProcessorCount), loads the device's code
+  // gcnArchName, CU count from multiProcessorCount through
+  // cus_from_reported(): WGPs x 2 on RDNA), loads the device's code
   // object on first use and launches the attention kernel (+ the reduce kernel
   // on the 3D path) on `stream`. Asynchronous: device-side faults surface on the
   // stream. num_seqs == 0 or num_tokens == 0: success, nothing launched, no

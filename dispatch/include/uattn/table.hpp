@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "uattn/generated/select.hpp"
 #include "uattn/kernel/config.hpp"
 #include "uattn/kernel/params.hpp"
 
@@ -33,6 +34,12 @@ struct InstanceRow {
   int waves;             // waves per workgroup (1 for reduce)
   int wave_size;         // wave_size_of(arch)
   uint32_t lds_bytes;    // static LDS per workgroup (0 for reduce)
+  // The cost model's figures of the compiled kernel (instances/measured.yaml,
+  // from uattn-inspect on the code objects; docs/architecture.md "The cost model"):
+  int vgprs;             // * VGPRs per lane
+  double occupancy;      // * waves per SIMD the kernel's VGPRs and LDS allow
+  double tile_cycles;    // * cycles of one wave per KV tile (llvm-mca on the KV-tile loop)
+  bool measured;         // * false: tile_cycles is the documented fallback, not a measurement
 };
 
 // All rows of the table (every architecture), in table order.
@@ -79,7 +86,9 @@ struct ProblemDesc {
   int num_tokens = 1;            // total query tokens (cu_seqlens_q[num_seqs])
   int max_seqlen_q = 1;
   int max_seqlen_k = 1;
-  int num_cus = 0;               // 0 = cu_count(arch), the reference part's count
+  // Compute units (CUs, not WGPs); 0 = cu_count(arch), the reference part's count.
+  // From HIP's multiProcessorCount: cus_from_reported().
+  int num_cus = 0;
   // Every q/out/k_cache/v_cache row starts on an 8-element boundary (base
   // addresses aligned to 8 elements, strides multiples of 8: uattn::rows_aligned,
   // templates/uattn/kernel/phases.hpp). Specialised instances move rows with
@@ -125,18 +134,58 @@ std::string problem_args_error(const ProblemArgs& a);
 // --segments and uattn-run --segments all use it.
 constexpr int kMaxSegments = 1024;
 
+// CUs of a device whose HIP properties report `reported_units` in
+// hipDeviceProp_t::multiProcessorCount: on RDNA (gfx10+) HIP runs in WGP mode and
+// counts work-group processors of two CUs each, so 36 on a 72-CU gfx1030
+// (ArchInfo.cus_per_reported_unit, generator/uattn_gen/model.py, with its
+// source). The one conversion: the runtime applies it to the device's
+// properties; uattn-explain --cus and ProblemDesc::num_cus take CUs.
+inline int cus_from_reported(Arch a, int reported_units) {
+  return reported_units * kArchSelectRecords[(int)a].cus_per_reported_unit;
+}
+
+// The knobs of the selector's cost model (docs/architecture.md, "The cost
+// model"). default_policy(arch) holds the generated defaults (model.py:
+// ArchInfo.mem_bytes_per_cycle / launch_cycles, SELECT_POLICY); pass another
+// through SelectOptions::policy to override them at run time.
+struct SelectPolicy {
+  double mem_bytes_per_cycle = 0;  // device-memory bandwidth, bytes per engine cycle (> 0)
+  double launch_cycles = 0;        // cycles one more dependent kernel launch costs (the 3D reduce) (>= 0)
+  int overlap_waves = 0;           // waves per SIMD whose latencies hide each other (>= 1), capped by occupancy
+  int max_segments = 0;            // most segments an automatic split chooses (1..kMaxSegments)
+  int min_tiles_per_segment = 0;   // KV tiles every automatic segment walks at least (>= 1)
+  int split_margin_pct = 0;        // 3D only when its estimate < this % of 2D's (1..1000)
+};
+SelectPolicy default_policy(Arch a);
+
+// One candidate the cost model estimated (Selection::candidates).
+struct CandidateEstimate {
+  const InstanceRow* row = nullptr;
+  int num_segments = 1;          // 1 for 2D
+  uint64_t workgroups = 0;       // workgroups that do work (x segments for 3D)
+  int tiles = 0;                 // KV tiles the longest-walking workgroup walks
+  double compute_cycles = 0;     // max(critical path, work / (CUs x SIMDs x overlapped waves))
+  double memory_cycles = 0;      // K/V bytes moved / mem_bytes_per_cycle
+  double reduce_cycles = 0;      // 3D: launch_cycles + workspace bytes written and read / bandwidth
+  double cycles = 0;             // max(compute, memory) + reduce: the estimate compared
+};
+
 struct SelectOptions {
   ForcePath path = ForcePath::kAuto;
   std::string filter;            // glob over instance names ('*', '?'); empty = all
   // 3D only: 0 = chosen by the selector, else 1..kMaxSegments. With path kAuto a
   // count > 0 selects the 3D path; with path k2D it is an error (never dropped).
   int num_segments = 0;
-  // Fill Selection::why. Off on the per-call path (select() then builds no
-  // strings unless it fails); uattn-explain and Runtime::plan() turn it on.
+  // Fill Selection::why and Selection::candidates. Off on the per-call path
+  // (select() then builds no strings unless it fails); uattn-explain and
+  // Runtime::plan() turn it on.
   bool explain = false;
+  // The cost model's knobs; nullptr = default_policy(problem's arch). Checked
+  // by options_error(). Not copied: it must outlive the select() call.
+  const SelectPolicy* policy = nullptr;
 };
 // "" when `o` is within its ranges (path one of ForcePath, num_segments in
-// [0, kMaxSegments]), else the refusal, e.g.
+// [0, kMaxSegments], every policy knob in the range its comment gives), else the refusal, e.g.
 // "options.num_segments = 2000; expected 0 (automatic) to 1024".
 std::string options_error(const SelectOptions& o);
 
@@ -161,12 +210,16 @@ struct Selection {
   KernelLaunch attention;
   KernelLaunch reduce;           // valid when path == k3D
   std::string why;               // human-readable reasons; only with SelectOptions::explain, else empty
+  double estimate_cycles = 0;    // the cost model's estimate of the chosen launch(es); 0 when forced without a model
+  // Every candidate the cost model estimated (2D tiles, 3D segment counts), in
+  // the order considered; only with SelectOptions::explain, else empty.
+  std::vector<CandidateEstimate> candidates;
 };
 
 // The instance and launch configuration for `p`. Never throws; on failure ok is
 // false and error says why (an invalid problem, num_segments outside
 // 0..kMaxSegments or given with path k2D, nothing served). Cost: a hit builds no
-// string (median under 100 ns, docs/performance.md "Selector latency").
+// string (docs/performance.md "Selector latency").
 Selection select(const ProblemDesc& p, const SelectOptions& opt = {});
 
 // Workspace layout (bytes offsets) for 3D: acc, then max, then sum.

@@ -4,26 +4,30 @@
 // -- NAME the instance name (a C identifier), ROW a parenthesised InstanceRow
 // initialiser -- and includes table_rows.inc.
 //
-// Row format 2 (generator/uattn_gen/emit.py, ATTENTION_COLUMNS / REDUCE_COLUMNS):
+// Row format 3 (generator/uattn_gen/emit.py, ATTENTION_COLUMNS / REDUCE_COLUMNS):
 //   UATTN_ATTENTION_ROW(name, arch, path, q_dtype, kv_dtype, head_size, block_size,
-//                       features, tile, block_m, block_n, waves)
+//                       features, tile, block_m, block_n, waves,
+//                       vgprs, occupancy, tile_cycles, measured)
 //   UATTN_REDUCE_ROW(name, arch, head_size)
 // table_rows.inc checks these numbers at compile time.
 #pragma once
 #include "uattn/table.hpp"
 
-#define UATTN_TABLE_ROW_FORMAT 2
-#define UATTN_ATTENTION_ROW_COLUMNS 12
+#define UATTN_TABLE_ROW_FORMAT 3
+#define UATTN_ATTENTION_ROW_COLUMNS 16
 #define UATTN_REDUCE_ROW_COLUMNS 3
 
-#define UATTN_ATTENTION_ROW(NAME, ARCH, PATH, QDT, KVDT, HEAD, BLOCK, FEATS, TILE, BM, BN, WAVES)           \
+#define UATTN_ATTENTION_ROW(NAME, ARCH, PATH, QDT, KVDT, HEAD, BLOCK, FEATS, TILE, BM, BN, WAVES, VGPRS, OCC,  \
+                            CYCLES, MEASURED)                                                                \
   UATTN_ROW_ENTRY(NAME, (::uattn::InstanceRow{#NAME, ::uattn::Arch::ARCH, ::uattn::Path::PATH,              \
                                               ::uattn::DType::QDT, ::uattn::DType::KVDT, HEAD, BLOCK, FEATS, \
                                               ::uattn::Tile::TILE, BM, BN, WAVES,                            \
                                               ::uattn::wave_size_of(::uattn::Arch::ARCH),                    \
-                                              ::uattn::attn_lds_bytes(::uattn::Arch::ARCH, HEAD, BM, BN, BLOCK)}))
+                                              ::uattn::attn_lds_bytes(::uattn::Arch::ARCH, HEAD, BM, BN, BLOCK),   \
+                                              VGPRS, OCC, CYCLES, MEASURED}))
 #define UATTN_REDUCE_ROW(NAME, ARCH, HEAD)                                                                   \
   UATTN_ROW_ENTRY(NAME, (::uattn::InstanceRow{#NAME, ::uattn::Arch::ARCH, ::uattn::Path::kReduce,           \
                                               ::uattn::DType{}, ::uattn::DType{}, HEAD, 0, 0u,               \
                                               ::uattn::Tile{}, 0, 0, 1,                                      \
-                                              ::uattn::wave_size_of(::uattn::Arch::ARCH), 0u}))
+                                              ::uattn::wave_size_of(::uattn::Arch::ARCH), 0u, 0, 0.0, 0.0, \
+                                              false}))
