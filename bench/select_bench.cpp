@@ -4,7 +4,9 @@
 //              32 query / 8 KV heads, reference CU count): decode (64 x 1:2048),
 //              prefill (4 x 1024:1024), mixed (15 decodes + one 512-token chunk),
 //              windowed decode, miss (head size 100: not served, error built),
-//              and decode with the explanation asked for.
+//              and decode with the explanation asked for; model_decode_prefill
+//              alternates decode and prefill, so the per-thread memo of the last
+//              decision never answers and the cost model runs on every call.
 //   host_call  the runtime's per-call host work without a launch: validate(),
 //              describe() and select() on a decode call's AttentionArgs.
 //
@@ -82,6 +84,20 @@ void run_select(benchmark::State& st, const ProblemDesc& p, bool explain) {
   }
 }
 
+// Two problems in turn: select() remembers the last decision of its thread
+// (a model's layers repeat one problem per step), so this runs the cost model
+// on every call: the cost of a problem shape seen for the first time.
+void BM_select_model_decode_prefill(benchmark::State& st) {
+  const ProblemDesc a = decode(), b = prefill();
+  const SelectOptions o;
+  bool flip = false;
+  for (auto _ : st) {
+    Selection s = select(flip ? b : a, o);
+    flip = !flip;
+    benchmark::DoNotOptimize(s);
+  }
+}
+
 void BM_select_decode(benchmark::State& st) { run_select(st, decode(), false); }
 void BM_select_prefill(benchmark::State& st) { run_select(st, prefill(), false); }
 void BM_select_mixed(benchmark::State& st) { run_select(st, mixed(), false); }
@@ -136,6 +152,7 @@ void BM_host_call_decode(benchmark::State& st) {
 }
 
 BENCHMARK(BM_select_decode);
+BENCHMARK(BM_select_model_decode_prefill);
 BENCHMARK(BM_select_prefill);
 BENCHMARK(BM_select_mixed);
 BENCHMARK(BM_select_windowed);

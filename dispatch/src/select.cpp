@@ -557,7 +557,54 @@ int segment_candidates(const ModelInputs& m, const InstanceRow& r3, uint64_t wg1
 
 }  // namespace
 
+namespace {
+
+bool same_problem(const ProblemDesc& a, const ProblemDesc& b) {
+  return a.arch == b.arch && a.q_dtype == b.q_dtype && a.kv_dtype == b.kv_dtype && a.out_dtype == b.out_dtype &&
+         a.head_size == b.head_size && a.block_size == b.block_size && a.features == b.features &&
+         a.window_left == b.window_left && a.num_q_heads == b.num_q_heads && a.num_kv_heads == b.num_kv_heads &&
+         a.num_seqs == b.num_seqs && a.num_tokens == b.num_tokens && a.max_seqlen_q == b.max_seqlen_q &&
+         a.max_seqlen_k == b.max_seqlen_k && a.num_cus == b.num_cus && a.rows_aligned == b.rows_aligned;
+}
+
+// The last successful decision of this thread, for options without a filter, a
+// policy or an explanation (the runtime's per-call options). Every layer of a
+// model's step asks the same question, so the model runs once per step and the
+// other layers get its answer back; the answer is a pure function of (problem,
+// path, num_segments) and the read-only table, so the memo never changes one.
+struct LastDecision {
+  bool valid = false;
+  ProblemDesc p;
+  ForcePath path = ForcePath::kAuto;
+  int num_segments = 0;
+  Selection sel;
+};
+
+thread_local LastDecision t_last;
+
+Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt);
+
+}  // namespace
+
 Selection select(const ProblemDesc& p, const SelectOptions& opt) {
+  const bool memo = opt.filter.empty() && !opt.policy && !opt.explain;
+  if (memo && t_last.valid && t_last.path == opt.path && t_last.num_segments == opt.num_segments &&
+      same_problem(t_last.p, p))
+    return t_last.sel;
+  Selection sel = select_uncached(p, opt);
+  if (memo && sel.ok) {
+    t_last.valid = true;
+    t_last.p = p;
+    t_last.path = opt.path;
+    t_last.num_segments = opt.num_segments;
+    t_last.sel = sel;
+  }
+  return sel;
+}
+
+namespace {
+
+Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
   Selection sel;
   if (!valid(p)) { sel.error = "invalid problem: " + check(p); sel.invalid = true; return sel; }
   const SelectPolicy pol = opt.policy ? *opt.policy : default_policy(p.arch);
@@ -726,5 +773,7 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
   sel.ok = true;
   return sel;
 }
+
+}  // namespace
 
 }  // namespace uattn

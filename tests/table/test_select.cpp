@@ -457,3 +457,44 @@ TEST(Select, EveryAttentionRowIsReachable) {
                                    << " make the model reach them or remove them from the matrix:" << unreachable;
   EXPECT_GT(rows, 0u);
 }
+
+// select() remembers each thread's last decision: a repeat answers from it, and
+// every answer (repeat, alternation, other options in between) equals the cost
+// model's own answer for that problem (asked with an explanation, which bypasses
+// the memo).
+TEST(Select, RememberedDecisionsAreTheModelsDecisions) {
+  std::vector<ProblemDesc> probs;
+  for (Arch a : built_archs()) {
+    Shape s;
+    s.arch = to_string(a);
+    probs.push_back(batch(s, Seqs(64, {1, 2048})));
+    probs.push_back(batch(s, Seqs(4, {1024, 1024})));
+    probs.push_back(batch(s, Seqs(3, {4, 7168})));
+    probs.push_back(batch(s, Seqs(1, {1, 32768})));
+  }
+  auto same = [](const Selection& x, const Selection& y) {
+    return x.ok == y.ok && x.path == y.path && x.num_segments == y.num_segments &&
+           x.attention.row == y.attention.row && x.attention.grid.x == y.attention.grid.x &&
+           x.attention.grid.y == y.attention.grid.y && x.attention.grid.z == y.attention.grid.z &&
+           x.reduce.row == y.reduce.row && x.workspace_bytes == y.workspace_bytes &&
+           x.estimate_cycles == y.estimate_cycles;
+  };
+  const ForcePath paths[] = {ForcePath::kAuto, ForcePath::k2D, ForcePath::k3D};
+  for (int round = 0; round < 3; ++round)
+    for (size_t i = 0; i < probs.size(); ++i)
+      for (ForcePath path : paths) {
+        SelectOptions o, e;
+        o.path = e.path = path;
+        e.explain = true;
+        const Selection want = select(probs[i], e);
+        ASSERT_TRUE(want.ok) << want.error;
+        const Selection first = select(probs[i], o), again = select(probs[i], o);
+        EXPECT_TRUE(same(first, want)) << i << " " << (int)path;
+        EXPECT_TRUE(same(again, want)) << i << " " << (int)path;
+        EXPECT_TRUE(again.why.empty() && again.candidates.empty());
+        // The neighbour's problem in between: the memo holds one decision.
+        const Selection other = select(probs[(i + 1) % probs.size()], o);
+        EXPECT_TRUE(other.ok) << other.error;
+        EXPECT_TRUE(same(select(probs[i], o), want)) << i;
+      }
+}

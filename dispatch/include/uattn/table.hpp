@@ -219,7 +219,9 @@ struct Selection {
 // The instance and launch configuration for `p`. Never throws; on failure ok is
 // false and error says why (an invalid problem, num_segments outside
 // 0..kMaxSegments or given with path k2D, nothing served). Cost: a hit builds no
-// string (docs/performance.md "Selector latency").
+// string; each thread remembers its last successful decision made without a
+// filter, policy or explanation, and answers a repeat of that problem and
+// options from it (docs/performance.md "Selector latency"). Thread-safe.
 Selection select(const ProblemDesc& p, const SelectOptions& opt = {});
 
 // Workspace layout (bytes offsets) for 3D: acc, then max, then sum.
