@@ -51,7 +51,7 @@ foreach(_arch IN LISTS GPU_TARGETS)
       OUTPUT "${_odir}/${_inst}.o"
       ${_frontend}
       ${_codegen}
-      DEPENDS "${_src}" ${_tpl_headers} ${UATTN_GENERATED_HEADERS}
+      DEPENDS "${_src}" ${_tpl_headers} ${UATTN_KERNEL_GENERATED_HEADERS}
       COMMENT "uattn device ${_arch}: ${_inst}"
       VERBATIM)
     list(APPEND _objs "${_odir}/${_inst}.o")
