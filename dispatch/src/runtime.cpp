@@ -360,7 +360,7 @@ struct Runtime::Impl {
     if (e != hipSuccess)
       return Status{e == hipErrorNotFound ? kBundle : kHip,
                     "uattn: hipModuleGetFunction(" + name + ") failed (" + hip_error(e) + "): the kernel bundle " +
-                        path + " has no index-array check kernel (rebuild it; needed by checked launches)"};
+                        d.src->path + " has no index-array check kernel (rebuild it; needed by checked launches)"};
     d.check = *f;
     return Status::Ok();
   }
