@@ -194,9 +194,9 @@ def test_why_pruned_on_the_default_matrix(run):
     rc, out, _ = run("list", "--matrix", DEFAULT_YAML, "--why-pruned")
     assert rc == 0
     lines = out.splitlines()
-    # 3d with the large tile: fast-plain (gfx950: 2 dtypes x 5 heads x 3 blocks) and
+    # 3d with the large tile: fast-plain (gfx950: 2 dtypes x 4 heads x 3 blocks) and
     # fp8-kv (gfx950: 2 dtypes x 2 blocks x 2 feature sets)
-    assert len(lines) == 2 * 5 * 3 + 2 * 2 * 2
+    assert len(lines) == 2 * 4 * 3 + 2 * 2 * 2
     assert all(" pruned by large-tile-2d-only: 3D split-KV segments use the small tile "
                "[group fast-plain]" in line or
                " pruned by large-tile-2d-only: 3D split-KV segments use the small tile "
