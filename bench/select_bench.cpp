@@ -14,6 +14,7 @@
 //        --benchmark_report_aggregates_only=true   (docs/performance.md)
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -116,18 +117,21 @@ struct DecodeCall {
     used.assign(seqs, 2048);
     table.assign((size_t)seqs * blocks_per_seq, 0);
     for (int i = 0; i <= seqs; ++i) cu[i] = i;
-    static uint16_t dummy[8];
-    auto tensor = [](std::vector<int64_t> shape) {
+    // Distinct, far-apart fake device addresses: validate() compares the
+    // tensors' byte ranges (out may not overlap an input) and reads no memory.
+    auto tensor = [](uintptr_t base, std::vector<int64_t> shape) {
       TensorDesc t;
-      t.data = dummy;
+      t.data = reinterpret_cast<const void*>(base);
       t.dtype = DType::f16;
       t.rank = (int)shape.size();
       int64_t s = 1;
       for (int i = t.rank - 1; i >= 0; --i) { t.shape[i] = shape[i]; t.stride[i] = s; s *= shape[i]; }
       return t;
     };
-    a.q = a.out = tensor({seqs, 32, 128});
-    a.k_cache = a.v_cache = tensor({seqs * blocks_per_seq, 16, 8, 128});
+    a.q = tensor(uintptr_t(1) << 40, {seqs, 32, 128});
+    a.out = tensor(uintptr_t(2) << 40, {seqs, 32, 128});
+    a.k_cache = tensor(uintptr_t(3) << 40, {seqs * blocks_per_seq, 16, 8, 128});
+    a.v_cache = tensor(uintptr_t(4) << 40, {seqs * blocks_per_seq, 16, 8, 128});
     a.cu_seqlens_q = cu.data();
     a.seqused_k = used.data();
     a.block_table = table.data();
