@@ -329,7 +329,7 @@ struct ModelInputs {
     inv_full = 1.0 / (simd_count * pol->overlap_waves);
     rows_per_seq = p->num_seqs > 0 ? ceil_pos((double)p->num_tokens * qpk / p->num_seqs) : 0;
     inv_bw = 1.0 / pol->mem_bytes_per_cycle;
-    ws_per_segment = 2.0 * (double)p->num_tokens * p->num_q_heads * (p->head_size + 2) * 4.0;
+    ws_per_segment = 2.0 * (double)p->num_tokens * p->num_q_heads * ((double)p->head_size + 2) * 4.0;
   }
 };
 

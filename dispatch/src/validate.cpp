@@ -285,7 +285,7 @@ std::string rule_layouts(const AttentionArgs& a) {
     for (int k = 0; k < 3; ++k) {
       const ByteRange r = byte_range(*ts[k].t);
       if (!r.empty && ro.lo < r.hi && r.lo < ro.hi)
-        return msg("out (bytes [0x", std::hex, ro.lo, ", 0x", ro.hi, ")) overlaps ", ts[k].name, " (bytes [0x", r.lo,
+        return msg("out.data (bytes [0x", std::hex, ro.lo, ", 0x", ro.hi, ")) overlaps ", ts[k].name, ".data (bytes [0x", r.lo,
                    ", 0x", r.hi, std::dec,
                    ")); expected out to share no memory with q, k_cache or v_cache (in place, out == q, is not "
                    "served)");

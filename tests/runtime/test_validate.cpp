@@ -367,7 +367,7 @@ TEST(Validate, OutRowsMustNotOverlap) {
 TEST(Validate, OutMustNotShareMemoryWithInputs) {
   ArgsFixture f;
   f.args.out.data = f.args.q.data;  // in place
-  EXPECT_TRUE(Refused(validate(f.args), {"out (bytes [0x", "overlaps q", "out == q, is not served"}));
+  EXPECT_TRUE(Refused(validate(f.args), {"out.data (bytes [0x", "overlaps q.data", "out == q, is not served"}));
   f.args.out.data = f.k.data() + 10 * 16 * 2 * 128 - 1;  // the last element of k_cache
   EXPECT_TRUE(Refused(validate(f.args), {"overlaps k_cache"}));
   f.args.out.data = f.v.data() + 5;
