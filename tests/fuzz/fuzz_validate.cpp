@@ -120,7 +120,9 @@ void check_accepted(const AttentionArgs& a) {
 void check_indices(const AttentionArgs& a, const int32_t* cu, const int32_t* su, const int32_t* bt) {
   if (a.num_seqs == 0) return;
   if (cu[0] != 0) fail("indices accepted: cu_seqlens_q[0] != 0");
-  if (cu[a.num_seqs] != a.q.shape[0]) fail("indices accepted: cu_seqlens_q[num_seqs] != num_tokens");
+  // SPEC's edge rules: rows of q past cu_seqlens_q[num_seqs] are padding (never
+  // written); more tokens than q holds is refused.
+  if (cu[a.num_seqs] > a.q.shape[0]) fail("indices accepted: cu_seqlens_q[num_seqs] > num_tokens");
   const int64_t bs = a.k_cache.shape[1];
   for (int i = 0; i < a.num_seqs; ++i) {
     const int64_t ql = (int64_t)cu[i + 1] - cu[i];
