@@ -14,6 +14,8 @@
 // num_q_heads, num_kv_heads, num_seqs, num_tokens, max_seqlen_q, max_seqlen_k,
 // num_cus; u8 rows_aligned; i32 path, num_segments; u8 explain; u8 length +
 // filter bytes.
+#include <cstring>
+#include <vector>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,16 +46,22 @@ namespace {
 // '*' any run of characters, '?' one character, anything else itself; written
 // apart from table.cpp's glob_match on purpose.
 bool glob(const char* p, const char* s) {
-  for (; *p; ++p, ++s) {
+  // Dynamic programming over (pattern prefix, name prefix): m[j] = the pattern
+  // read so far matches s[0, j). O(|p| |s|), so hostile patterns stay cheap.
+  const size_t n = std::strlen(s);
+  std::vector<char> m(n + 1, 0), next(n + 1, 0);
+  m[0] = 1;
+  for (; *p; ++p) {
+    next.assign(n + 1, 0);
     if (*p == '*') {
-      for (const char* t = s;; ++t) {
-        if (glob(p + 1, t)) return true;
-        if (!*t) return false;
-      }
+      char any = 0;
+      for (size_t j = 0; j <= n; ++j) next[j] = any = (char)(any | m[j]);
+    } else {
+      for (size_t j = 1; j <= n; ++j) next[j] = (char)(m[j - 1] && (*p == '?' || *p == s[j - 1]));
     }
-    if (!*s || (*p != '?' && *p != *s)) return false;
+    m.swap(next);
   }
-  return *s == 0;
+  return m[n] != 0;
 }
 
 bool in_enum_dtype(DType d) { return (int)d >= 0 && (int)d < kNumDTypes; }
