@@ -113,7 +113,8 @@ void check_accepted(const AttentionArgs& a) {
   }
   if (!(std::isfinite(a.output_scale) && a.output_scale > 0)) fail("accepted: output_scale");
   if (!is_quantised_output_dtype(a.out.dtype) && a.output_scale != 1.0f) fail("accepted: output_scale without fp8");
-  if (a.qq_bias && (a.qq_bias_stride < 1 || a.qq_bias_stride < a.max_seqlen_q)) fail("accepted: qq_bias_stride");
+  // SPEC step 5 defines a qq_bias of any width >= 1 (narrower than max_seqlen_q included).
+  if (a.qq_bias && a.qq_bias_stride < 1) fail("accepted: qq_bias_stride");
 }
 
 // validate_indices() accepted these host copies: re-check every element.
