@@ -278,7 +278,9 @@ std::string rule_layouts(const AttentionArgs& a) {
       return msg("out.stride[", i, "] (", kOutDims[i], ") = ", o.stride[i], " with out.shape = ", shape_text(o),
                  ": rows of out overlap; expected a stride >= ", span,
                  " (the elements the dimensions with smaller strides span)");
-    span = (o.shape[i] - 1) * o.stride[i] + span;
+    // In 128 bits, saturated: a span past 2^63 elements leaves no room for a larger stride.
+    const __int128 next = (__int128)(o.shape[i] - 1) * o.stride[i] + span;
+    span = next > (__int128)INT64_MAX ? INT64_MAX : (int64_t)next;
   }
   const ByteRange ro = byte_range(o);
   if (!ro.empty)
