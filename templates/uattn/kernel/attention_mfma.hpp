@@ -67,7 +67,7 @@ struct AttnBodyMfma {
   // Staging unit: kUK consecutive keys x one 8-element chunk. kUK is the
   // largest of 4, 2, 1 whose unit count is a multiple of the workgroup's
   // lanes, so every lane stages the same number of units and the tile loop has
-  // no per-lane skip (a skip is a divergent branch that splits the loop). Where
+  // no per-lane skip (see kPinGuard for why a skip costs). Where
   // none divides (d80 / d112 with 4 waves), and in the generic instance (whose
   // loops stay straight-line with 4-key units and which spills at d112 with
   // 1-key units), the unit is 4 keys and spare lanes skip.
@@ -78,6 +78,12 @@ struct AttnBodyMfma {
   static constexpr int kUnits = units_of(kUK);
   static constexpr int kUPL = (kUnits + kThreads - 1) / kThreads;
   static constexpr bool kUnitGuard = (kUnits % kThreads) != 0;
+  // Where spare lanes skip (d80 / d112 with 4 waves), the unit index is made
+  // opaque every tile (dl::pin): the guard is then a forward branch inside the
+  // tile loop; left loop-invariant, the compiler unswitches the tile loop on
+  // it, and the two copies are not straight-line. The generic instance's loops
+  // are straight-line without it (there the pin costs registers).
+  static constexpr bool kPinGuard = kUnitGuard && !kGeneric;
   static constexpr bool kWin = (FEATS & kFeatWindow) != 0;
   static constexpr bool kCap = (FEATS & kFeatSoftcap) != 0;
   static constexpr bool kAlibi = (FEATS & kFeatAlibi) != 0;
@@ -165,7 +171,8 @@ struct AttnBodyMfma {
     const int k0 = tile * BN;
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
-      const int u = c.tid + i * kThreads;
+      int u = c.tid + i * kThreads;
+      if constexpr (kPinGuard) dl::pin(u);  // opaque per tile: no loop unswitching on the guard
       if (kUnitGuard && u >= kUnits) break;
       const int g = u / kChunks, d0 = (u % kChunks) * 8;
       const int64_t head_off_k = (int64_t)c.kvh * p.k_stride_head + d0;
@@ -234,7 +241,8 @@ struct AttnBodyMfma {
     const dl::Lds<CT> v_lds{c.lds, base + kKElems * 2u, (uint32_t)(HEAD * kVRow)};
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
-      const int u = c.tid + i * kThreads;
+      int u = c.tid + i * kThreads;
+      if constexpr (kPinGuard) dl::pin(u);  // opaque per tile: no loop unswitching on the guard
       if (kUnitGuard && u >= kUnits) break;
       const int g = u / kChunks, d0 = (u % kChunks) * 8;
       dl::vec<CT, 8> kv[kUK], vv[kUK];
