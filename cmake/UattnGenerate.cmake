@@ -38,10 +38,23 @@ if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "uattn: instance generation failed:\n${_err}${_out}")
 endif()
 include("${UATTN_GEN_DIR}/archs.cmake")
+set(_uattn_every_arch OFF)
 if(NOT GPU_TARGETS)
   set(GPU_TARGETS ${UATTN_ARCHS})
+  set(_uattn_every_arch ON)
 endif()
 include("${UATTN_GEN_DIR}/instances.cmake")
+# With GPU_TARGETS left empty, an architecture UATTN_FILTER leaves without
+# instances is not built (a code object needs at least one kernel). The
+# generator refuses a filter that matches nothing for a GPU_TARGETS entry or at all.
+if(_uattn_every_arch)
+  foreach(_arch IN LISTS UATTN_ARCHS)
+    if(NOT UATTN_INSTANCES_${_arch})
+      message(STATUS "uattn: UATTN_FILTER '${UATTN_FILTER}' selects no ${_arch} instance; ${_arch} is not built")
+      list(REMOVE_ITEM GPU_TARGETS ${_arch})
+    endif()
+  endforeach()
+endif()
 # The generated headers the kernels include (device compiles depend on these) and
 # all of them (select.hpp, the selector's records and policy defaults, is host-only).
 set(UATTN_KERNEL_GENERATED_HEADERS "${UATTN_GEN_INCLUDE}/uattn/generated/arch.hpp"
