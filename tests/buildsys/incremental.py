@@ -9,6 +9,8 @@ the second build must have run the device compile of exactly the instances the
 generator lists as new (``uattn-gen list`` before and after, independent of the
 build), relinked the code object and repacked the bundle; the generator must not
 have rewritten the unchanged instance files; a third build must run nothing (but CMake's glob check).
+GPU_TARGETS is left empty: the configure step must build gfx950 alone, the one
+architecture the matrix has instances for.
 
 usage: incremental.py --src REPO --work DIR --hip CLANG++ [--cmake CMAKE]
 """
@@ -80,9 +82,12 @@ def main():
     before = listed(a.src, matrix)
     if len(before) != 4:
         sys.exit(f"expected 4 instances from the tiny matrix, the generator lists {sorted(before)}")
-    run([a.cmake, "-S", a.src, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-         f"-DCMAKE_HIP_COMPILER={a.hip}", f"-DUATTN_MATRIX={matrix}", "-DGPU_TARGETS=gfx950",
-         "-DUATTN_BUILD_RUNTIME=OFF", "-DUATTN_BUILD_TESTS=OFF"])
+    # GPU_TARGETS left empty: the architectures the matrix has instances for (gfx950 alone).
+    conf = run([a.cmake, "-S", a.src, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+                f"-DCMAKE_HIP_COMPILER={a.hip}", f"-DUATTN_MATRIX={matrix}",
+                "-DUATTN_BUILD_RUNTIME=OFF", "-DUATTN_BUILD_TESTS=OFF"])
+    if "targets gfx950\n" not in conf or "no gfx1030 instance; gfx1030 is not built" not in conf:
+        sys.exit(f"configure: expected gfx950 alone and gfx1030 dropped (no instances), got:\n{conf}")
     run([a.cmake, "--build", build, "--target", "uattn_bundle"])
     first = ninja_log(build)
     dev = lambda inst: f"device/gfx950/{inst}.o"
