@@ -497,6 +497,18 @@ void install_arch_bundle(const std::string& dir, const std::string& arch) {
   write_file(dir + "/" + arch_bundle_file_name(arch), b);
   write_file(dir + "/" + arch_bundle_file_name(arch) + ".stamp", st);
 }
+// rt->run of a mixed problem (seed `seed`) on the gfx950 device (device 0), the 2D
+// path forced; the recorded launches are cleared first.
+Status run_2d_on_gfx950(Runtime* rt, int seed) {
+  EXPECT_EQ(hipSetDevice(0), hipSuccess);
+  auto prob = ut::make_problem(mixed(seed), exec::guarded_allocator());
+  e2e::DeviceProblem dp(*prob);
+  EXPECT_EQ(dp.error(), "");
+  SelectOptions two_d;
+  two_d.path = ForcePath::k2D;
+  hipcpu::clear_launches();
+  return rt->run(dp.args(), nullptr, 0, nullptr, two_d);
+}
 std::string stamp_lines(const BuildStamp& s) {
   return "uattn_version " + s.uattn_version + "\ngenerator_version " + s.generator_version + "\nmatrix_hash " +
          s.matrix_hash + "\n";
@@ -597,19 +609,13 @@ TEST(E2EPackages, BundleFromAnotherBuildIsRefusedNamingBothStamps) {
     EnvVar env(kLibraryPathEnv, a);
     std::unique_ptr<Runtime> rt;
     ASSERT_TRUE(Runtime::create(&rt).ok());
-    ASSERT_EQ(hipSetDevice(0), hipSuccess);
-    auto prob = ut::make_problem(mixed(72), exec::guarded_allocator());
-    e2e::DeviceProblem dp(*prob);
-    SelectOptions two_d;
-    two_d.path = ForcePath::k2D;
-    hipcpu::clear_launches();
-    const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
+    const Status s = run_2d_on_gfx950(rt.get(), 72);
     EXPECT_EQ(s.code, kBundle) << s.message;
     EXPECT_NE(s.message.find("bundle stamp '" + to_string(other) + "' (" + side + ")"), std::string::npos) << s.message;
     EXPECT_NE(s.message.find("table stamp '" + to_string(mine) + "'"), std::string::npos) << s.message;
     EXPECT_TRUE(hipcpu::launches().empty());
     // Refused for good: the next call says the same, still launching nothing.
-    EXPECT_EQ(rt->run(dp.args(), nullptr, 0, nullptr, two_d).code, kBundle);
+    EXPECT_EQ(run_2d_on_gfx950(rt.get(), 72).code, kBundle);
     EXPECT_TRUE(hipcpu::launches().empty());
   }
 }
@@ -621,12 +627,7 @@ TEST(E2EPackages, MalformedStampFileIsRefused) {
   EnvVar env(kLibraryPathEnv, a);
   std::unique_ptr<Runtime> rt;
   ASSERT_TRUE(Runtime::create(&rt).ok());
-  ASSERT_EQ(hipSetDevice(0), hipSuccess);
-  auto prob = ut::make_problem(mixed(73), exec::guarded_allocator());
-  e2e::DeviceProblem dp(*prob);
-  SelectOptions two_d;
-  two_d.path = ForcePath::k2D;
-  const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
+  const Status s = run_2d_on_gfx950(rt.get(), 73);
   EXPECT_EQ(s.code, kBundle) << s.message;
   EXPECT_NE(s.message.find("no 'generator_version ...' line"), std::string::npos) << s.message;
 }
@@ -642,12 +643,7 @@ TEST(E2EPackages, StampFileThatIsAFifoIsRefused) {
   EnvVar env(kLibraryPathEnv, a);
   std::unique_ptr<Runtime> rt;
   ASSERT_TRUE(Runtime::create(&rt).ok());
-  ASSERT_EQ(hipSetDevice(0), hipSuccess);
-  auto prob = ut::make_problem(mixed(77), exec::guarded_allocator());
-  e2e::DeviceProblem dp(*prob);
-  SelectOptions two_d;
-  two_d.path = ForcePath::k2D;
-  const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
+  const Status s = run_2d_on_gfx950(rt.get(), 77);
   EXPECT_EQ(s.code, kBundle) << s.message;
   EXPECT_NE(s.message.find(side + " of the kernel bundle (is a FIFO; expected a regular file)"), std::string::npos)
       << s.message;
@@ -665,13 +661,7 @@ TEST(E2EPackages, CodeObjectStampSectionIsChecked) {
   std::copy(other.matrix_hash.begin(), other.matrix_hash.end(), at + (ptrdiff_t)(key.size() - other.matrix_hash.size()));
   std::unique_ptr<Runtime> rt;
   ASSERT_TRUE(Runtime::create_from_buffer(&rt, bytes).ok());
-  ASSERT_EQ(hipSetDevice(0), hipSuccess);
-  auto prob = ut::make_problem(mixed(74), exec::guarded_allocator());
-  e2e::DeviceProblem dp(*prob);
-  SelectOptions two_d;
-  two_d.path = ForcePath::k2D;
-  hipcpu::clear_launches();
-  const Status s = rt->run(dp.args(), nullptr, 0, nullptr, two_d);
+  const Status s = run_2d_on_gfx950(rt.get(), 74);
   EXPECT_EQ(s.code, kBundle) << s.message;
   EXPECT_NE(s.message.find("bundle stamp '" + to_string(other) + "' (the code object's .uattn.stamp section)"),
             std::string::npos) << s.message;
