@@ -3,6 +3,8 @@
 #include <cstring>
 #include <memory>
 
+#include "c_args.hpp"
+
 // With the CPU-backed HIP device (tests/hipcpu) linked in, the text behind an
 // asynchronous HIP error; absent (null) with the real HIP runtime.
 namespace uattn::hipcpu {
@@ -34,15 +36,6 @@ TensorDesc tensor(const void* data, DType dt, std::initializer_list<int64_t> sha
   i = 0;
   for (int64_t s : stride) t.stride[i++] = s;
   return t;
-}
-
-uattn_tensor_t c_tensor(const TensorDesc& t) {
-  uattn_tensor_t c{};
-  c.data = t.data;
-  c.dtype = (int32_t)t.dtype;
-  c.rank = t.rank;
-  for (int i = 0; i < 5; ++i) { c.shape[i] = t.shape[i]; c.stride[i] = t.stride[i]; }
-  return c;
 }
 
 }  // namespace
@@ -111,33 +104,7 @@ void* DeviceProblem::device_of(const void* hp) const {
   return nullptr;
 }
 
-uattn_args_t DeviceProblem::c_args() const {
-  uattn_args_t c;
-  uattn_args_init(&c);
-  c.q = c_tensor(args_.q);
-  c.k_cache = c_tensor(args_.k_cache);
-  c.v_cache = c_tensor(args_.v_cache);
-  c.out = c_tensor(args_.out);
-  c.cu_seqlens_q = args_.cu_seqlens_q;
-  c.seqused_k = args_.seqused_k;
-  c.block_table = args_.block_table;
-  c.num_seqs = args_.num_seqs;
-  c.max_blocks_per_seq = args_.max_blocks_per_seq;
-  c.block_table_stride = args_.block_table_stride;
-  c.max_seqlen_q = args_.max_seqlen_q;
-  c.max_seqlen_k = args_.max_seqlen_k;
-  c.softmax_scale = args_.softmax_scale;
-  c.window_left = args_.window_left;
-  c.softcap = args_.softcap;
-  c.k_scale = args_.k_scale;
-  c.v_scale = args_.v_scale;
-  c.alibi_slopes = args_.alibi_slopes;
-  c.qq_bias = args_.qq_bias;
-  c.qq_bias_stride = args_.qq_bias_stride;
-  c.sinks = args_.sinks;
-  c.output_scale = args_.output_scale;
-  return c;
-}
+uattn_args_t DeviceProblem::c_args() const { return testing::c_args(args_); }
 
 bool DeviceProblem::download() {
   const hipError_t e = hipMemcpy(host_.out.ptr, out_dev_, out_valid_bytes_, hipMemcpyDeviceToHost);

@@ -8,6 +8,7 @@
 
 #include "args_fixture.hpp"
 #include "bundle_fixture.hpp"
+#include "c_args.hpp"
 #include "uattn/runtime.hpp"
 #include "uattn/uattn.h"
 
@@ -17,34 +18,8 @@ using uattn::testing::fake_bundle;
 
 bool has(const char* s, const std::string& part) { return std::string(s).find(part) != std::string::npos; }
 
-uattn_tensor_t c_tensor(const uattn::TensorDesc& t) {
-  uattn_tensor_t c{};
-  c.data = t.data;
-  c.dtype = (int32_t)t.dtype;
-  c.rank = t.rank;
-  for (int i = 0; i < 5; ++i) { c.shape[i] = t.shape[i]; c.stride[i] = t.stride[i]; }
-  return c;
-}
-
-// The C mirror of the C++ fixture (same host arrays).
-uattn_args_t c_args(const uattn::AttentionArgs& a) {
-  uattn_args_t c;
-  uattn_args_init(&c);
-  c.q = c_tensor(a.q);
-  c.k_cache = c_tensor(a.k_cache);
-  c.v_cache = c_tensor(a.v_cache);
-  c.out = c_tensor(a.out);
-  c.cu_seqlens_q = a.cu_seqlens_q;
-  c.seqused_k = a.seqused_k;
-  c.block_table = a.block_table;
-  c.num_seqs = a.num_seqs;
-  c.max_blocks_per_seq = a.max_blocks_per_seq;
-  c.block_table_stride = a.block_table_stride;
-  c.max_seqlen_q = a.max_seqlen_q;
-  c.max_seqlen_k = a.max_seqlen_k;
-  c.softmax_scale = a.softmax_scale;
-  return c;
-}
+using uattn::testing::c_args;
+using uattn::testing::c_tensor;
 
 struct CRuntime {
   uattn_runtime_t* rt = nullptr;
