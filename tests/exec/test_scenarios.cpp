@@ -20,6 +20,7 @@
 
 #include "run.hpp"
 #include "scenario.hpp"  // tools/explain
+#include "sets.hpp"      // tools/bench
 
 using namespace uattn;
 using json = nlohmann::json;
@@ -52,23 +53,8 @@ std::vector<Scenario> load() {
     for (const explain::Scenario& sc : list) {
       Scenario s;
       s.name = (models ? "model_" : "") + sc.name;
+      s.spec = bench::to_spec(sc);  // the spec uattn-bench runs (models: its decode + prefill batch)
       uattn::testing::ProblemSpec& p = s.spec;
-      p.q_dtype = sc.q_dtype;
-      p.kv_dtype = sc.kv_dtype;
-      p.out_dtype = p.q_dtype;
-      p.head_size = sc.head_size;
-      p.block_size = sc.block_size;
-      p.num_q_heads = sc.num_q_heads;
-      p.num_kv_heads = sc.num_kv_heads;
-      p.window = sc.window;
-      p.softcap = (float)sc.softcap;
-      p.softmax_scale = (float)sc.softmax_scale;
-      p.alibi = sc.alibi;
-      p.qq_bias = sc.qq_bias;
-      p.qq_bias_stride = sc.qq_bias_stride;
-      p.sinks = sc.sinks;
-      p.seqs = sc.seqs;
-      if (p.seqs.empty()) p.seqs = {{1, 2048}, {1, 1500}, {64, 512}};  // models: a decode + prefill batch (the harness's choice)
       p.seed = std::hash<std::string>{}(s.name);
       while (work(p) > kTileBudget) {
         s.scale *= 2;
