@@ -17,7 +17,6 @@ bitcode is identical except for the input name LLVM records as source_filename
 Exit 77 (skipped) when distcc or distccd is not installed.
 usage: distcc_ci.py --src REPO --work DIR --hip CLANG++ [--cmake CMAKE] [--ninja NINJA]
 """
-import argparse
 import os
 import shutil
 import socket
@@ -26,14 +25,9 @@ import sys
 import time
 import urllib.request
 
+from buildsys_common import parser, run
+
 ADDRS = ("127.0.0.2", "127.0.0.3")
-
-
-def run(cmd, env=None, cwd=None):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=cwd)
-    if p.returncode != 0:
-        raise SystemExit(f"FAILED ({p.returncode}): {' '.join(cmd)}\n{p.stdout[-6000:]}")
-    return p.stdout
 
 
 def free_port(addr):
@@ -72,11 +66,7 @@ def disassembled(llvm_dis, bc):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--src", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--hip", required=True)
-    ap.add_argument("--cmake", default="cmake")
+    ap = parser(__doc__.splitlines()[0])
     ap.add_argument("--ninja", default="ninja")
     a = ap.parse_args()
     distccd, distcc = shutil.which("distccd"), shutil.which("distcc")

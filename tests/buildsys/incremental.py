@@ -14,11 +14,11 @@ architecture the matrix has instances for.
 
 usage: incremental.py --src REPO --work DIR --hip CLANG++ [--cmake CMAKE]
 """
-import argparse
 import os
 import shutil
-import subprocess
 import sys
+
+from buildsys_common import parser, run
 
 MATRIX = """\
 version: 1
@@ -32,13 +32,6 @@ groups:
     path: [2d]
     tile: [small]
 """
-
-
-def run(cmd, **kw):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
-    if p.returncode != 0:
-        sys.exit(f"FAILED ({p.returncode}): {' '.join(cmd)}\n{p.stdout}")
-    return p.stdout
 
 
 def listed(src, matrix):
@@ -66,11 +59,7 @@ GLOB_CHECK = "CMakeFiles/cmake.verify_globs"
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--src", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--hip", required=True)
-    ap.add_argument("--cmake", default="cmake")
+    ap = parser(__doc__.splitlines()[0])
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
