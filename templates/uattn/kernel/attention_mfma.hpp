@@ -9,10 +9,11 @@
 //                is sized so every lane stages the same number of units;
 //   scores     - S^T = K Q^T with v_mfma_f32_32x32x16 (Q stays in registers as
 //                the B operand); masks only on boundary tiles (phases.hpp);
-//                one-wave tiles with 64 < HEAD <= 128 (kKDirect) instead load
+//                one-wave tiles with 64 < HEAD <= 256 (kKDirect) instead load
 //                each K row fragment and Q fragment straight from memory into
 //                the MFMA operands (16-byte loads): LDS holds V^T only and the
-//                registers fit 4 waves per SIMD;
+//                registers fit 4 waves per SIMD up to d128 (3 at d192, 2 at
+//                d256);
 //   softmax    - online, log2 units; the row max is shared by the two lanes
 //                that hold a row (l and l ^ 32), the row sum stays per lane
 //                until the epilogue;
@@ -45,7 +46,7 @@ struct AttnBodyMfma {
   static constexpr int kQW = 32;
   static_assert(BM == kQW * WAVES, "block_m = 32 * waves");
   static constexpr int kThreads = kWave * WAVES;
-  // One-wave tiles with 64 < HEAD <= 128 and a fixed block size read K straight
+  // One-wave tiles with 64 < HEAD <= 256 and a fixed block size read K straight
   // from memory into the MFMA A operand, and Q again every tile (config.hpp
   // mfma_k_direct): no K in LDS, no Q in registers.
   static constexpr bool kKDirect = mfma_k_direct(HEAD, BM, BLOCK);
@@ -87,12 +88,14 @@ struct AttnBodyMfma {
   // kKDirect: K/Q fragment pairs in flight per scheduling group (fp8 K is
   // widened on the way: smaller groups interleave the conversions and MFMAs).
   static constexpr int kKGroup = kFp8 ? 2 : 4;
-  // Waves per SIMD the register allocation must allow: 4 for the K-direct
-  // tiles (<= 128 VGPR+AGPR; gfx950 has 512 per SIMD lane, VGPRs and AGPRs
-  // unified: AMD Instinct CDNA3/CDNA4 ISA, "VGPR and AGPR" allocation) except
-  // where that spills (softcap, d112, the 3D window tile); else at least 2
-  // (<= 256), 1 for one-wave tiles above d128.
-  static constexpr int kWavesPerEU = (kKDirect && !kCap && HEAD != 112 && !(P == Path::k3D && kWin)) ? 4
+  // Waves per SIMD the register allocation must allow (gfx950 has 512
+  // VGPR+AGPR per SIMD lane, VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4
+  // ISA, "VGPR and AGPR" allocation): K-direct tiles up to d128: 4 (<= 128)
+  // except where that spills (softcap, d112); d192: 3 (<= 168: 96
+  // accumulators); d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
+  // share, and its 20 KiB of V^T allow 8 workgroups per CU anyway). Else at
+  // least 2, 1 for the one-wave tiles above d128 that keep K in LDS (generic).
+  static constexpr int kWavesPerEU = kKDirect ? (HEAD > 192 ? 2 : HEAD > 128 ? 3 : (kCap || HEAD == 112) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
   // registers are needed for Q and the accumulators (HEAD > 128).
@@ -457,6 +460,34 @@ struct AttnBodyMfma {
       }
     } else {
       // Registers are short (large heads): load and store each tile in turn.
+      if constexpr (kKDirect && kWin && P == Path::k3D) {
+        // Three plain loops (boundary tiles before the interior, after it,
+        // the interior) in the order of tile_at: with one masked loop over
+        // both boundary ranges the compiler nests a loop in it, and the 3D
+        // window tile then spills at 4 waves per SIMD.
+        _Pragma("unroll 1")
+        for (int t = c.w.t0; t < f0; ++t) {
+          stage_direct<kAligned, true>(c, s, t, buf);
+          dl::barrier();
+          compute<kAligned, true, F>(c, s, t, buf);
+          dl::barrier();
+        }
+        _Pragma("unroll 1")
+        for (int t = f1; t < c.w.t1; ++t) {
+          stage_direct<kAligned, true>(c, s, t, buf);
+          dl::barrier();
+          compute<kAligned, true, F>(c, s, t, buf);
+          dl::barrier();
+        }
+        _Pragma("unroll 1")
+        for (int t = f0; t < f1; ++t) {
+          stage_direct<kAligned, false>(c, s, t, buf);
+          dl::barrier();
+          compute<kAligned, false, F>(c, s, t, buf);
+          dl::barrier();
+        }
+        return;
+      }
       _Pragma("unroll 1")
       for (int i = 0; i < nm; ++i) {
         stage_direct<kAligned, true>(c, s, tile_at(i), buf);
