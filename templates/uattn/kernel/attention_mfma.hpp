@@ -77,6 +77,11 @@ struct AttnBodyMfma {
                            : units_of(2) % kThreads == 0 ? 2
                            : units_of(1) % kThreads == 0 ? 1 : 4;
   static constexpr int kUnits = units_of(kUK);
+  // K-direct tiles with one-key units (d80, d112): lane t stages key t % BN,
+  // chunks t / BN + (kThreads / BN) i, so a lane's units share one key (one
+  // block_table entry) and differ by constant offsets: no per-unit addresses
+  // live across the tile loop (at d112 they held ~30 VGPRs).
+  static constexpr bool kKeyPerLane = kKDirect && kUK == 1 && kThreads % BN == 0 && kChunks % (kThreads / BN) == 0;
   static constexpr int kUPL = (kUnits + kThreads - 1) / kThreads;
   static constexpr bool kUnitGuard = (kUnits % kThreads) != 0;
   static constexpr bool kWin = (FEATS & kFeatWindow) != 0;
@@ -91,11 +96,11 @@ struct AttnBodyMfma {
   // Waves per SIMD the register allocation must allow (gfx950 has 512
   // VGPR+AGPR per SIMD lane, VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4
   // ISA, "VGPR and AGPR" allocation): K-direct tiles up to d128: 4 (<= 128)
-  // except where that spills (softcap, d112); d192: 3 (<= 168: 96
+  // except the 2D d112 tile (it spills at 128: 3); d192: 3 (<= 168: 96
   // accumulators); d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
   // share, and its 20 KiB of V^T allow 8 workgroups per CU anyway). Else at
   // least 2, 1 for the one-wave tiles above d128 that keep K in LDS (generic).
-  static constexpr int kWavesPerEU = kKDirect ? (HEAD > 192 ? 2 : HEAD > 128 ? 3 : (kCap || HEAD == 112) ? 2 : 4)
+  static constexpr int kWavesPerEU = kKDirect ? (HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
   // registers are needed for Q and the accumulators (HEAD > 128).
@@ -143,6 +148,18 @@ struct AttnBodyMfma {
     char* lds;
   };
 
+  // Key g (within the KV tile) and first dim d0 of staging unit i of thread tid.
+  UATTN_INLINE static void unit_at(int tid, int i, int& g, int& d0) {
+    if constexpr (kKeyPerLane) {
+      g = tid % BN;
+      d0 = 8 * (tid / BN + (kThreads / BN) * i);
+    } else {
+      const int u = tid + i * kThreads;
+      g = u / kChunks;
+      d0 = (u % kChunks) * 8;
+    }
+  }
+
   // ---- stage K/V: global -> registers ------------------------------------
   template <bool kAligned>
   UATTN_INLINE static Raw load_chunk(const KVT* base, int64_t off) {
@@ -168,9 +185,9 @@ struct AttnBodyMfma {
     const int k0 = tile * BN;
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
-      const int u = c.tid + i * kThreads;
-      if (kUnitGuard && u >= kUnits) break;
-      const int g = u / kChunks, d0 = (u % kChunks) * 8;
+      if (kUnitGuard && c.tid + i * kThreads >= kUnits) break;
+      int g, d0;
+      unit_at(c.tid, i, g, d0);
       const int64_t head_off_k = (int64_t)c.kvh * p.k_stride_head + d0;
       const int64_t head_off_v = (int64_t)c.kvh * p.v_stride_head + d0;
       if constexpr (!kClamp && BLOCK > 0 && BLOCK % kUK == 0) {
@@ -237,9 +254,9 @@ struct AttnBodyMfma {
     const dl::Lds<CT> v_lds{c.lds, base + kKElems * 2u, (uint32_t)(HEAD * kVRow)};
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
-      const int u = c.tid + i * kThreads;
-      if (kUnitGuard && u >= kUnits) break;
-      const int g = u / kChunks, d0 = (u % kChunks) * 8;
+      if (kUnitGuard && c.tid + i * kThreads >= kUnits) break;
+      int g, d0;
+      unit_at(c.tid, i, g, d0);
       dl::vec<CT, 8> kv[kUK], vv[kUK];
       UATTN_UNROLL
       for (int q = 0; q < kUK; ++q) {
@@ -460,11 +477,11 @@ struct AttnBodyMfma {
       }
     } else {
       // Registers are short (large heads): load and store each tile in turn.
-      if constexpr (kKDirect && kWin && P == Path::k3D) {
+      if constexpr (kKDirect && P == Path::k3D) {
         // Three plain loops (boundary tiles before the interior, after it,
         // the interior) in the order of tile_at: with one masked loop over
         // both boundary ranges the compiler nests a loop in it, and the 3D
-        // window tile then spills at 4 waves per SIMD.
+        // window and d112 tiles then spill at 4 waves per SIMD.
         _Pragma("unroll 1")
         for (int t = c.w.t0; t < f0; ++t) {
           stage_direct<kAligned, true>(c, s, t, buf);
@@ -582,7 +599,29 @@ struct AttnBodyMfma {
       for (int e = 0; e < 8; ++e) s.qf[kk][e] = c.row_valid ? v[e] : (CT)0.0f;
     }
     tiles<kAligned, F>(c, s);
+    if constexpr (kKDirect && !kAlibi) {
+      // The row's identity again, from a lane id the compiler cannot reuse
+      // (dl::pin): nothing per-row but Q's address stays live across the tile
+      // loops (held there, the output token of the softcap tile spilled at 4
+      // waves per SIMD). Not with ALiBi: there the thread id itself then
+      // spills around the interior loop.
+      int lane = dl::lane_id();
+      dl::pin(lane);
+      set_row(c, lane % kQW);
+    }
     epilogue<kAligned>(c, s);
+  }
+
+  // This lane's packed row (query column qcol of its wave): validity, token,
+  // query head, causal bound.
+  UATTN_INLINE static void set_row(Ctx& c, int qcol) {
+    const int qpk = c.p->num_q_heads / c.p->num_kv_heads;
+    const int64_t m = c.w.m0 + dl::wave_id() * kQW + qcol;
+    c.row_valid = m < c.w.rows_total;
+    c.p_tok = c.row_valid ? (int)(m / qpk) : 0;
+    c.head = c.kvh * qpk + (c.row_valid ? (int)(m % qpk) : 0);
+    c.t_abs = c.w.ctx + c.p_tok;
+    c.token = (int64_t)c.w.q_start + c.p_tok;
   }
 
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
@@ -595,12 +634,7 @@ struct AttnBodyMfma {
     c.lane = dl::lane_id();
     c.qcol = c.lane % kQW;
     c.part = c.lane / kQW;
-    const int64_t m = c.w.m0 + dl::wave_id() * kQW + c.qcol;
-    c.row_valid = m < c.w.rows_total;
-    c.p_tok = c.row_valid ? (int)(m / qpk) : 0;
-    c.head = c.kvh * qpk + (c.row_valid ? (int)(m % qpk) : 0);
-    c.t_abs = c.w.ctx + c.p_tok;
-    c.token = (int64_t)c.w.q_start + c.p_tok;
+    set_row(c, c.qcol);
     c.qk = p.softmax_scale * p.k_scale;
     c.qk_log2 = c.qk * kLog2e;
     c.cap = p.softcap != 0.0f ? p.softcap : 1.0f;
