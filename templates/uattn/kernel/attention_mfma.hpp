@@ -9,10 +9,11 @@
 //                is sized so every lane stages the same number of units;
 //   scores     - S^T = K Q^T with v_mfma_f32_32x32x16 (Q stays in registers as
 //                the B operand); masks only on boundary tiles (phases.hpp);
-//                one-wave tiles with 64 < HEAD <= 128 (kKDirect) instead load
+//                one-wave tiles with 64 < HEAD <= 256 (kKDirect) instead load
 //                each K row fragment and Q fragment straight from memory into
 //                the MFMA operands (16-byte loads): LDS holds V^T only and the
-//                registers fit 4 waves per SIMD;
+//                registers fit 4 waves per SIMD up to d128 (3 at d192, 2 at
+//                d256);
 //   softmax    - online, log2 units; the row max is shared by the two lanes
 //                that hold a row (l and l ^ 32), the row sum stays per lane
 //                until the epilogue;
@@ -45,7 +46,7 @@ struct AttnBodyMfma {
   static constexpr int kQW = 32;
   static_assert(BM == kQW * WAVES, "block_m = 32 * waves");
   static constexpr int kThreads = kWave * WAVES;
-  // One-wave tiles with 64 < HEAD <= 128 and a fixed block size read K straight
+  // One-wave tiles with 64 < HEAD <= 256 and a fixed block size read K straight
   // from memory into the MFMA A operand, and Q again every tile (config.hpp
   // mfma_k_direct): no K in LDS, no Q in registers.
   static constexpr bool kKDirect = mfma_k_direct(HEAD, BM, BLOCK);
@@ -76,6 +77,11 @@ struct AttnBodyMfma {
                            : units_of(2) % kThreads == 0 ? 2
                            : units_of(1) % kThreads == 0 ? 1 : 4;
   static constexpr int kUnits = units_of(kUK);
+  // K-direct tiles with one-key units (d80, d112): lane t stages key t % BN,
+  // chunks t / BN + (kThreads / BN) i, so a lane's units share one key (one
+  // block_table entry) and differ by constant offsets: no per-unit addresses
+  // live across the tile loop (at d112 they held ~30 VGPRs).
+  static constexpr bool kKeyPerLane = kKDirect && kUK == 1 && kThreads % BN == 0 && kChunks % (kThreads / BN) == 0;
   static constexpr int kUPL = (kUnits + kThreads - 1) / kThreads;
   static constexpr bool kUnitGuard = (kUnits % kThreads) != 0;
   // Where spare lanes skip (d80 / d112 with 4 waves), the unit index is made
@@ -93,12 +99,14 @@ struct AttnBodyMfma {
   // kKDirect: K/Q fragment pairs in flight per scheduling group (fp8 K is
   // widened on the way: smaller groups interleave the conversions and MFMAs).
   static constexpr int kKGroup = kFp8 ? 2 : 4;
-  // Waves per SIMD the register allocation must allow: 4 for the K-direct
-  // tiles (<= 128 VGPR+AGPR; gfx950 has 512 per SIMD lane, VGPRs and AGPRs
-  // unified: AMD Instinct CDNA3/CDNA4 ISA, "VGPR and AGPR" allocation) except
-  // where that spills (softcap, d112, the 3D window tile); else at least 2
-  // (<= 256), 1 for one-wave tiles above d128.
-  static constexpr int kWavesPerEU = (kKDirect && !kCap && HEAD != 112 && !(P == Path::k3D && kWin)) ? 4
+  // Waves per SIMD the register allocation must allow (gfx950 has 512
+  // VGPR+AGPR per SIMD lane, VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4
+  // ISA, "VGPR and AGPR" allocation): K-direct tiles up to d128: 4 (<= 128)
+  // except the 2D d112 tile (it spills at 128: 3); d192: 3 (<= 168: 96
+  // accumulators); d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
+  // share, and its 20 KiB of V^T allow 8 workgroups per CU anyway). Else at
+  // least 2, 1 for the one-wave tiles above d128 that keep K in LDS (generic).
+  static constexpr int kWavesPerEU = kKDirect ? (HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
   // registers are needed for Q and the accumulators (HEAD > 128).
@@ -146,6 +154,18 @@ struct AttnBodyMfma {
     char* lds;
   };
 
+  // Key g (within the KV tile) and first dim d0 of staging unit i of thread tid.
+  UATTN_INLINE static void unit_at(int tid, int i, int& g, int& d0) {
+    if constexpr (kKeyPerLane) {
+      g = tid % BN;
+      d0 = 8 * (tid / BN + (kThreads / BN) * i);
+    } else {
+      const int u = tid + i * kThreads;
+      g = u / kChunks;
+      d0 = (u % kChunks) * 8;
+    }
+  }
+
   // ---- stage K/V: global -> registers ------------------------------------
   template <bool kAligned>
   UATTN_INLINE static Raw load_chunk(const KVT* base, int64_t off) {
@@ -174,7 +194,8 @@ struct AttnBodyMfma {
       int u = c.tid + i * kThreads;
       if constexpr (kPinGuard) dl::pin(u);  // opaque per tile: no loop unswitching on the guard
       if (kUnitGuard && u >= kUnits) break;
-      const int g = u / kChunks, d0 = (u % kChunks) * 8;
+      int g, d0;
+      unit_at(c.tid, i, g, d0);
       const int64_t head_off_k = (int64_t)c.kvh * p.k_stride_head + d0;
       const int64_t head_off_v = (int64_t)c.kvh * p.v_stride_head + d0;
       if constexpr (!kClamp && BLOCK > 0 && BLOCK % kUK == 0) {
@@ -244,7 +265,8 @@ struct AttnBodyMfma {
       int u = c.tid + i * kThreads;
       if constexpr (kPinGuard) dl::pin(u);  // opaque per tile: no loop unswitching on the guard
       if (kUnitGuard && u >= kUnits) break;
-      const int g = u / kChunks, d0 = (u % kChunks) * 8;
+      int g, d0;
+      unit_at(c.tid, i, g, d0);
       dl::vec<CT, 8> kv[kUK], vv[kUK];
       UATTN_UNROLL
       for (int q = 0; q < kUK; ++q) {
@@ -465,6 +487,34 @@ struct AttnBodyMfma {
       }
     } else {
       // Registers are short (large heads): load and store each tile in turn.
+      if constexpr (kKDirect && P == Path::k3D) {
+        // Three plain loops (boundary tiles before the interior, after it,
+        // the interior) in the order of tile_at: with one masked loop over
+        // both boundary ranges the compiler nests a loop in it, and the 3D
+        // window and d112 tiles then spill at 4 waves per SIMD.
+        _Pragma("unroll 1")
+        for (int t = c.w.t0; t < f0; ++t) {
+          stage_direct<kAligned, true>(c, s, t, buf);
+          dl::barrier();
+          compute<kAligned, true, F>(c, s, t, buf);
+          dl::barrier();
+        }
+        _Pragma("unroll 1")
+        for (int t = f1; t < c.w.t1; ++t) {
+          stage_direct<kAligned, true>(c, s, t, buf);
+          dl::barrier();
+          compute<kAligned, true, F>(c, s, t, buf);
+          dl::barrier();
+        }
+        _Pragma("unroll 1")
+        for (int t = f0; t < f1; ++t) {
+          stage_direct<kAligned, false>(c, s, t, buf);
+          dl::barrier();
+          compute<kAligned, false, F>(c, s, t, buf);
+          dl::barrier();
+        }
+        return;
+      }
       _Pragma("unroll 1")
       for (int i = 0; i < nm; ++i) {
         stage_direct<kAligned, true>(c, s, tile_at(i), buf);
@@ -559,7 +609,29 @@ struct AttnBodyMfma {
       for (int e = 0; e < 8; ++e) s.qf[kk][e] = c.row_valid ? v[e] : (CT)0.0f;
     }
     tiles<kAligned, F>(c, s);
+    if constexpr (kKDirect && !kAlibi) {
+      // The row's identity again, from a lane id the compiler cannot reuse
+      // (dl::pin): nothing per-row but Q's address stays live across the tile
+      // loops (held there, the output token of the softcap tile spilled at 4
+      // waves per SIMD). Not with ALiBi: there the thread id itself then
+      // spills around the interior loop.
+      int lane = dl::lane_id();
+      dl::pin(lane);
+      set_row(c, lane % kQW);
+    }
     epilogue<kAligned>(c, s);
+  }
+
+  // This lane's packed row (query column qcol of its wave): validity, token,
+  // query head, causal bound.
+  UATTN_INLINE static void set_row(Ctx& c, int qcol) {
+    const int qpk = c.p->num_q_heads / c.p->num_kv_heads;
+    const int64_t m = c.w.m0 + dl::wave_id() * kQW + qcol;
+    c.row_valid = m < c.w.rows_total;
+    c.p_tok = c.row_valid ? (int)(m / qpk) : 0;
+    c.head = c.kvh * qpk + (c.row_valid ? (int)(m % qpk) : 0);
+    c.t_abs = c.w.ctx + c.p_tok;
+    c.token = (int64_t)c.w.q_start + c.p_tok;
   }
 
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
@@ -572,12 +644,7 @@ struct AttnBodyMfma {
     c.lane = dl::lane_id();
     c.qcol = c.lane % kQW;
     c.part = c.lane / kQW;
-    const int64_t m = c.w.m0 + dl::wave_id() * kQW + c.qcol;
-    c.row_valid = m < c.w.rows_total;
-    c.p_tok = c.row_valid ? (int)(m / qpk) : 0;
-    c.head = c.kvh * qpk + (c.row_valid ? (int)(m % qpk) : 0);
-    c.t_abs = c.w.ctx + c.p_tok;
-    c.token = (int64_t)c.w.q_start + c.p_tok;
+    set_row(c, c.qcol);
     c.qk = p.softmax_scale * p.k_scale;
     c.qk_log2 = c.qk * kLog2e;
     c.cap = p.softcap != 0.0f ? p.softcap : 1.0f;

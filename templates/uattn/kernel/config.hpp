@@ -28,18 +28,19 @@ constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).ld
 //  mfma_32x32x16 body (attention_mfma.hpp): per stage K [block_n][head + 8] and
 //    V^T [head][block_n + 8] in the compute dtype (2 bytes); two stages (double
 //    buffer) for multi-wave workgroups when they fit in 80 KiB, else one.
-//    One-wave tiles with 64 < head <= 128 and a fixed block size read K
+//    One-wave tiles with 64 < head <= 256 and a fixed block size read K
 //    straight from memory (mfma_k_direct): V^T only.
 //  block_size: the instance's, 0 for any (the generic instance).
 //  dot2 body (attention_dot2.hpp): K/V are read straight from memory; Q and P
 //    are staged, [block_m][lds_row].
 // MFMA body: K read straight from global memory into the MFMA A operand (no K
-// in LDS). One-wave workgroups (block_m 32) with 64 < head <= 128 and a fixed
-// block size: with V^T alone in LDS (at most 10 KiB at d128) 16 workgroups fit
-// in gfx950's 160 KiB. (d64 reaches 4 waves with K in LDS; the generic
-// instance keeps K in LDS for its element-wise path for unaligned rows.)
+// in LDS). One-wave workgroups (block_m 32) with 64 < head <= 256 and a fixed
+// block size: with V^T alone in LDS (10 KiB at d128) 16 workgroups fit in
+// gfx950's 160 KiB; 10 at d192 (15 KiB), 8 at d256 (20 KiB). (d64 reaches 4
+// waves with K in LDS; the generic instance keeps K in LDS for its
+// element-wise path for unaligned rows.)
 constexpr bool mfma_k_direct(int head, int block_m, int block_size) {
-  return block_m <= 32 && head > 64 && head <= 128 && block_size > 0;
+  return block_m <= 32 && head > 64 && head <= 256 && block_size > 0;
 }
 constexpr uint32_t attn_lds_stage_bytes(int head, int block_n, bool k_in_lds = true) {
   return (uint32_t)(((k_in_lds ? block_n * (head + 8) : 0) + head * (block_n + 8)) * 2);
