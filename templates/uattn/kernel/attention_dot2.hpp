@@ -30,7 +30,9 @@
 //        broadcast by v_readlane into SGPRs (the SGPR operand of v_dot2), so
 //        this phase has no LDS access to wait for. The V row of each key
 //        is a wave-uniform address (v_readlane from the key's lane); the lane loads
-//        its kDPL dims (8 bytes at d128, 16 at d256) and interleaves key pairs.
+//        its kDPL dims (8 bytes at d128, 12 at d192, 16 at d256; d192 f16 / bf16
+//        takes 6 dims per lane, so the 32 lanes cover the head exactly) and
+//        interleaves key pairs.
 //
 // LDS per wave (bytes): Q [8 rows][HEAD] f16 (16 * HEAD), then 512 bytes the
 // body does not use (attn_lds_bytes() / WAVES, config.hpp, still counts a P
@@ -181,15 +183,21 @@ struct AttnBodyDot2 {
   static_assert(kQW == 8, "8 rows per wave");
   static_assert(BM == kQW * WAVES, "block_m = rows_per_wave * waves");
   static constexpr int kThreads = kWave * WAVES;
-  static constexpr int kWavesPerEU = 1;  // no register cap beyond the compiler's own
-  static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
+  // One-wave tiles up to d192 (not the generic instance) are built for 8 waves
+  // per SIMD: amdgpu_waves_per_eu(8) caps them at 128 VGPRs (1024 wave32 VGPRs
+  // per SIMD lane / 8; AMD "RDNA 2" ISA reference guide); the pipeline depths
+  // below are chosen so that they fit without spills. d256 (64 accumulators)
+  // spills at 128 and its LDS allows 7 workgroups per SIMD: no cap.
+  static constexpr int kWavesPerEU = WAVES == 1 && HEAD <= 192 && !(BLOCK == 0 && FEATS == kFeatAll) ? 8 : 1;
+    static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
   static constexpr int kR = 8;                 // rows per wave
   static constexpr int kNC = HEAD / 8;         // 16-byte chunks of 8 f16 per Q/K row
-  // V dims per lane: at least 4 bytes per key (fp8 d64 takes 4 dims on half the lanes).
-  static constexpr int kDPL = HEAD <= 64 ? (sizeof(KVT) == 1 ? 4 : 2) : HEAD <= 128 ? 4 : 8;
+  // V dims per lane: at least 4 bytes per key (fp8 d64 takes 4 dims on half the
+  // lanes); 6 at d192 for 2-byte KV (12-byte loads; fp8 keeps 8: whole dwords).
+  static constexpr int kDPL = HEAD <= 64 ? (sizeof(KVT) == 1 ? 4 : 2) : HEAD <= 128 ? 4 : HEAD <= 192 && sizeof(KVT) == 2 ? 6 : 8;
   static_assert(32 * kDPL >= HEAD, "PV covers the head");
   static constexpr uint32_t kQBytes = (uint32_t)(kR * HEAD * 2);
-  static constexpr uint32_t kPBytes = 16u * kR * 4u;
+    static constexpr uint32_t kPBytes = 16u * kR * 4u;
   static constexpr uint32_t kWaveLds = kQBytes + kPBytes;
   static_assert(kWaveLds * WAVES <= kLdsBytes, "LDS formula (config.hpp attn_lds_bytes)");
   static constexpr bool kFp8 = sizeof(KVT) == 1;
@@ -241,9 +249,13 @@ struct AttnBodyDot2 {
       uint32_t w[(kDPL + 3) / 4] = {};
       UATTN_UNROLL
       for (int e = 0; e < kDPL; ++e) w[e / 4] |= (uint32_t)out_value<OT>(a[e] * inv, p.output_scale).bits << (8 * (e % 4));
-      if constexpr (kDPL == 2) {
-        if constexpr (kAl) *reinterpret_cast<uint16_t*>(out) = (uint16_t)w[0];
-        else { reinterpret_cast<uint8_t*>(out)[0] = (uint8_t)w[0]; reinterpret_cast<uint8_t*>(out)[1] = (uint8_t)(w[0] >> 8); }
+      if constexpr (kDPL % 4 != 0) {  // 2 or 6 bytes at byte offset kDPL * lane: 2-byte stores
+        UATTN_UNROLL
+        for (int i = 0; i < kDPL / 2; ++i) {
+          const uint32_t h = w[i / 2] >> (16 * (i % 2));
+          if constexpr (kAl) reinterpret_cast<uint16_t*>(out)[i] = (uint16_t)h;
+          else { reinterpret_cast<uint8_t*>(out)[2 * i] = (uint8_t)h; reinterpret_cast<uint8_t*>(out)[2 * i + 1] = (uint8_t)(h >> 8); }
+        }
       }
       else {
         dl::vec<uint32_t, kDPL / 4> v;
@@ -457,15 +469,20 @@ struct AttnBodyDot2 {
     // kQA ahead so the QK waits keep that many in flight, and P reaches P.V by
     // v_readlane (no LDS wait there). d <= 128: 4 K pieces, V 4 key pairs
     // (prefill tile) / 3 (one-wave tile: <= 128 VGPRs, 8 waves per SIMD), Q 8
-    // reads ahead in the prefill tile, 4 otherwise; d > 128: 2 K pieces, 2 V key
-    // pairs (fp8 KV or features: 1), Q 4 (2) reads ahead, <= 160 VGPRs. The
-    // element-load path (unaligned rows) keeps 1 / 1 / 2.
+    // reads ahead in the prefill tile, 4 otherwise; one-wave tiles with fp8 KV
+    // or QQ-bias: 2 / 4 / 2 (<= 128 VGPRs); d > 128: 2 K pieces, 2 V key pairs
+    // (fp8 KV or features: 1), Q 4 (2) reads ahead, <= 160 VGPRs; one-wave d192:
+    // Q 2 reads ahead (<= 128 VGPRs). The element-load path (unaligned rows)
+    // keeps 1 / 1 / 2.
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
     constexpr bool kSplitQ = true;  // 4 Q rows per step (8 cost 16 VGPRs more)
     constexpr bool kLean = kFp8 || FEATS != 0;  // fp8 conversion / feature registers
-    constexpr int kAheadK = !kAl ? 1 : HEAD > 128 ? 2 : 4;
+    // One-wave tiles with fp8 KV or QQ-bias (d <= 128) and d192 fit 128 VGPRs with
+    // 2 K pieces / 4 (d192: 2) V key pairs / 2 Q reads in flight.
+    constexpr bool kTight = WAVES == 1 && HEAD > 64 && (HEAD <= 128 ? (kFp8 || kQQ) : HEAD <= 192);
+    constexpr int kAheadK = !kAl ? 1 : HEAD > 128 || kTight ? 2 : 4;
     constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight
-    constexpr int kLV = !kAl ? 1 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 ? 4 : 3;  // V key pairs in flight
+    constexpr int kLV = !kAl ? 1 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 || kTight ? 4 : 3;  // V key pairs in flight
     // Row address of key `key` of the tile (v_readlane of that key's lane).
     auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
       return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
@@ -476,7 +493,7 @@ struct AttnBodyDot2 {
       dl::mem_order();
       dl::sched_barrier();
     };
-    constexpr int kQA = !kAl ? 2 : HEAD <= 64 ? 4 : HEAD <= 128 && WAVES > 1 ? 8 : kLean && HEAD > 128 ? 2 : 4;  // Q reads in flight
+    constexpr int kQA = !kAl ? 2 : HEAD <= 64 ? 4 : HEAD <= 128 && WAVES > 1 ? 8 : kTight || (kLean && HEAD > 128) ? 2 : 4;  // Q reads in flight
     // Q read n (chunk n / kR, row n % kR).
     auto q_ld = [&](int n) -> U4 { return q_lds.ld((uint32_t)((n % kR) * kNC + n / kR)); };
     int64_t koff_n = 0, voff_n = 0;
