@@ -472,17 +472,19 @@ struct AttnBodyDot2 {
     // reads ahead in the prefill tile, 4 otherwise; one-wave tiles with fp8 KV
     // or QQ-bias: 2 / 4 / 2 (<= 128 VGPRs); d > 128: 2 K pieces, 2 V key pairs
     // (fp8 KV or features: 1), Q 4 (2) reads ahead, <= 160 VGPRs; one-wave d192:
-    // Q 2 reads ahead (<= 128 VGPRs). The element-load path (unaligned rows)
+    // Q 2 reads ahead, bf16 1 K piece / 3 V key pairs (<= 128 VGPRs). The element-load path (unaligned rows)
     // keeps 1 / 1 / 2.
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
     constexpr bool kSplitQ = true;  // 4 Q rows per step (8 cost 16 VGPRs more)
     constexpr bool kLean = kFp8 || FEATS != 0;  // fp8 conversion / feature registers
     // One-wave tiles with fp8 KV or QQ-bias (d <= 128) and d192 fit 128 VGPRs with
-    // 2 K pieces / 4 (d192: 2) V key pairs / 2 Q reads in flight.
+    // 2 K pieces / 4 (d192: 2) V key pairs / 2 Q reads in flight; bf16 d192 (the
+    // K / V conversions need registers too) with 1 / 3 / 2.
     constexpr bool kTight = WAVES == 1 && HEAD > 64 && (HEAD <= 128 ? (kFp8 || kQQ) : HEAD <= 192);
-    constexpr int kAheadK = !kAl ? 1 : HEAD > 128 || kTight ? 2 : 4;
+    constexpr bool kTightBf16 = kTight && HEAD > 128 && kBf16 && !kLean;
+    constexpr int kAheadK = !kAl || kTightBf16 ? 1 : HEAD > 128 || kTight ? 2 : 4;
     constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight
-    constexpr int kLV = !kAl ? 1 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 || kTight ? 4 : 3;  // V key pairs in flight
+    constexpr int kLV = !kAl ? 1 : kTightBf16 ? 3 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 || kTight ? 4 : 3;  // V key pairs in flight
     // Row address of key `key` of the tile (v_readlane of that key's lane).
     auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
       return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
