@@ -12,8 +12,8 @@
 //                one-wave tiles with 64 < HEAD <= 256 (kKDirect) instead load
 //                each K row fragment and Q fragment straight from memory into
 //                the MFMA operands (16-byte loads): LDS holds V^T only and the
-//                registers fit 4 waves per SIMD up to d128 (3 at d192, 2 at
-//                d256);
+//                registers fit 4 waves per SIMD up to d128 (3 for the 2D
+//                d112 tile and d192, 2 at d256);
 //   softmax    - online, log2 units; the row max is shared by the two lanes
 //                that hold a row (l and l ^ 32), the row sum stays per lane
 //                until the epilogue;
