@@ -12,8 +12,8 @@
 //                one-wave tiles with 64 < HEAD <= 256 (kKDirect) instead load
 //                each K row fragment and Q fragment straight from memory into
 //                the MFMA operands (16-byte loads): LDS holds V^T only and the
-//                registers fit 4 waves per SIMD up to d128 (3 at d192, 2 at
-//                d256);
+//                registers fit 4 waves per SIMD up to d128 (3 for the 2D
+//                d112 tile and d192, 2 at d256);
 //   softmax    - online, log2 units; the row max is shared by the two lanes
 //                that hold a row (l and l ^ 32), the row sum stays per lane
 //                until the epilogue;
@@ -97,8 +97,9 @@ struct AttnBodyMfma {
   static constexpr bool kSink = (FEATS & kFeatSinks) != 0;
   static constexpr bool kFp8 = sizeof(KVT) == 1;
   // kKDirect: K/Q fragment pairs in flight per scheduling group (fp8 K is
-  // widened on the way: smaller groups interleave the conversions and MFMAs).
-  static constexpr int kKGroup = kFp8 ? 2 : 4;
+  // widened on the way: smaller groups interleave the conversions and MFMAs;
+  // d256 at 2 waves per SIMD has the registers for 8).
+  static constexpr int kKGroup = kFp8 ? 2 : HEAD > 192 ? 8 : 4;
   // Waves per SIMD the register allocation must allow (gfx950 has 512
   // VGPR+AGPR per SIMD lane, VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4
   // ISA, "VGPR and AGPR" allocation): K-direct tiles up to d128: 4 (<= 128)
@@ -288,8 +289,10 @@ struct AttnBodyMfma {
 
   // Without prefetch: load and store a group of units covering 4 keys at a
   // time (a scheduling fence between groups bounds the registers in flight to
-  // 8 chunks).
-  static constexpr int kDirectStep = 4 / kUK;
+  // 8 chunks); 16 keys for the K-direct d256 tiles, whose 2-wave register
+  // share holds the 16 V chunks (d256 one-wave loop: 1834 -> 1312 llvm-mca
+  // cycles).
+  static constexpr int kDirectStep = (kKDirect && HEAD > 192 ? 16 : 4) / kUK;
   template <bool kAligned, bool kClamp, int kFirst = 0>
   UATTN_INLINE static void stage_direct(const Ctx& c, State& s, int tile, int buf) {
     if constexpr (kFirst < kUPL) {
