@@ -240,7 +240,7 @@ TEST(Problem, RejectsBadSpec) {
   EXPECT_THROW(ut::make_problem(s), std::invalid_argument);
 }
 
-// Issue 11 class 7: non-finite fp8 scales are refused, naming the scale.
+// Hostile-input class 7: non-finite fp8 scales are refused, naming the scale.
 TEST(Problem, RejectsNonFiniteScales) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   const struct { float ut::ProblemSpec::*field; const char* name; float v; const char* text; } cases[] = {

@@ -685,7 +685,7 @@ TEST(E2EPackages, PrepareFetchesWithoutLaunching) {
 }
 
 // ------------------------------ index data: host copies and checked launches --
-// Issue 11 class 1. Every violation of SPEC's index rules, written into the
+// Hostile-input class 1. Every violation of SPEC's index rules, written into the
 // device arrays: a checked launch reports the first one (the message of the
 // host check of the same arrays), every workgroup exits before reading an
 // index, so nothing is read out of bounds (guard pages: a stray read faults the
@@ -834,7 +834,7 @@ TEST_P(Checked, ValidInputGivesTheUncheckedResult) {
   }
 }
 
-// Issue 10: the runtime, on devices whose HIP properties report what HIP
+// The runtime, on devices whose HIP properties report what HIP
 // reports (gfx1030: 36 WGPs for 72 CUs), and uattn-explain's route
 // (explain::to_problem + select() with the CU count) give the same answer:
 // instance, path, segments, grids and workspace.
@@ -879,7 +879,7 @@ TEST(E2ESelect, RuntimeAndExplainAgree) {
   }
 }
 
-// Issue 11 class 3: a layout whose writes alias is refused by run(), nothing launched.
+// Hostile-input class 3: a layout whose writes alias is refused by run(), nothing launched.
 TEST_P(Checked, OutAliasingAnInputLaunchesNothing) {
   ASSERT_EQ(hipSetDevice(device_of(GetParam())), hipSuccess);
   auto prob = ut::make_problem(small(82), exec::guarded_allocator());

@@ -131,7 +131,7 @@ TEST(Edges, Fp8OutputWithScale) {
 
 // fp8 KV whose codes sit near +-448 (|code| in [256, 448], random signs; the
 // NaN codes that mark memory holding no token are kept), k_scale 0.5 and
-// v_scale 0.25: dequantised V reaches 112. Issue 11 class 10.
+// v_scale 0.25: dequantised V reaches 112. Hostile-input class 10.
 std::unique_ptr<uattn::testing::Problem> large_fp8_codes(DType q, uint64_t seed) {
   uattn::testing::ProblemSpec s = base();
   s.head_size = 128;  // fp8 KV instances of the ci subset too

@@ -1,4 +1,4 @@
-"""Hostile matrices (issue 11, class 6): each is reported as `file:LINE: ...` with
+"""Hostile matrices (hostile-input class 6, docs/reliability.md): each is reported as `file:LINE: ...` with
 exit status 2 and nothing written, never a traceback (status 1 is reserved for
 write failures) and never a hang."""
 import os

@@ -93,7 +93,7 @@ TEST(CApi, ValidateNamesArgument) {
                "uattn: q.shape[1] (num_q_heads) = 12 is not a multiple of k_cache.shape[2] (num_kv_heads) = 5");
 }
 
-// Issue 11 class 1 (a): the C API checks host copies of the index arrays.
+// Hostile-input class 1 (a): the C API checks host copies of the index arrays.
 TEST(CApi, ValidateIndicesFromHostCopies) {
   uattn::testing::ArgsFixture f;
   uattn_args_t a = c_args(f.args);
@@ -115,7 +115,7 @@ TEST(CApi, ValidateIndicesFromHostCopies) {
   EXPECT_EQ(uattn_validate_indices(nullptr), UATTN_ERR_INVALID_ARGUMENT);
 }
 
-// Issue 11 class 3 through the C API.
+// Hostile-input class 3 through the C API.
 TEST(CApi, OutAliasingQIsRefused) {
   uattn::testing::ArgsFixture f;
   uattn_args_t a = c_args(f.args);
@@ -154,7 +154,7 @@ TEST(CApi, RunNoOpAndOptions) {
   EXPECT_TRUE(has(uattn_last_error_message(), "options.path = 7"));
 }
 
-// Issue 11 class 4: num_segments above the bound is INVALID_ARGUMENT (it was
+// Hostile-input class 4: num_segments above the bound is INVALID_ARGUMENT (it was
 // passed on and came back as NO_INSTANCE).
 TEST(CApi, NumSegmentsAboveTheBound) {
   CRuntime r;
@@ -171,7 +171,7 @@ TEST(CApi, NumSegmentsAboveTheBound) {
   EXPECT_STREQ(uattn_last_error_message(), "uattn: options.num_segments = -4; expected 0 (automatic) to 1024");
 }
 
-// Issue 11 class 5: a truncated copy of a compressed bundle is refused at create.
+// Hostile-input class 5: a truncated copy of a compressed bundle is refused at create.
 TEST(CApi, TruncatedCompressedBundleIsABundleError) {
   std::vector<uint8_t> b = {'C', 'C', 'O', 'B', 2, 0, 1, 0, 64, 0, 0, 0, 0, 16, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
   b.resize(40, 0x5a);  // the header says 64 bytes

@@ -94,7 +94,7 @@ TEST(Bundle, ParseCompressed) {
   }
 }
 
-// Issue 11 class 5: a compressed bundle is checked beyond its magic.
+// Hostile-input class 5: a compressed bundle is checked beyond its magic.
 TEST(Bundle, CompressedHeaderIsChecked) {
   struct Case { std::vector<uint8_t> bytes; const char* want; };
   std::vector<uint8_t> truncated = ccob(3, 32 + 100, 4096, 100);
@@ -135,7 +135,7 @@ std::vector<uint8_t> tiny_elf() {
   return e;
 }
 
-// Issue 11 class 5: each code object's ELF extents are checked before HIP reads it.
+// Hostile-input class 5: each code object's ELF extents are checked before HIP reads it.
 TEST(Bundle, CodeObjectExtentsAreChecked) {
   std::vector<uint8_t> e = tiny_elf();
   Status s = check_code_object(e.data(), e.size(), "entry 'x'");
@@ -166,7 +166,7 @@ TEST(Bundle, CodeObjectExtentsAreChecked) {
   EXPECT_TRUE(check_code_object(nobits.data(), nobits.size(), "z").ok());
 }
 
-// Issue 11 class 5: entries differing only in target features are told apart by
+// Hostile-input class 5: entries differing only in target features are told apart by
 // the device's target id.
 TEST(Bundle, CodeObjectPickedByTargetFeatures) {
   BundleInfo info;
@@ -389,7 +389,7 @@ TEST(Create, FolderIsNotAFile) {
   EXPECT_TRUE(has(s.message, "/ (is a folder)")) << s.message;
 }
 
-// Issue 11 class 5: only regular files are read, quickly, and up to a size cap.
+// Hostile-input class 5: only regular files are read, quickly, and up to a size cap.
 TEST(Create, NonRegularFilesAreRefusedWithoutReading) {
   const std::string fifo = ::testing::TempDir() + "uattn_bundle_fifo";
   std::remove(fifo.c_str());
@@ -453,7 +453,7 @@ TEST(Run, InvalidArgumentsComeFirst) {  // refused on the host; no device needed
   EXPECT_TRUE(has(s.message, "num_kv_heads) = 3")) << s.message;
 }
 
-// Issue 11 class 4: options out of range are refused by every C++ entry point
+// Hostile-input class 4: options out of range are refused by every C++ entry point
 // before a device is probed (a ForcePath outside the enum is not "auto").
 TEST(Run, OptionsOutOfRangeAreInvalidArguments) {
   std::unique_ptr<Runtime> rt = memory_runtime();
@@ -477,7 +477,7 @@ TEST(Run, OptionsOutOfRangeAreInvalidArguments) {
   EXPECT_EQ(rt->run(f.args, nullptr, 0, nullptr, o).code, kInvalidArgument);
 }
 
-// Issue 11 class 7: null out-parameters are refused as the C API refuses them.
+// Hostile-input class 7: null out-parameters are refused as the C API refuses them.
 TEST(Run, NullOutParametersAreRefused) {
   Status s = Runtime::create(nullptr, "/nonexistent/a.hipfb");
   EXPECT_EQ(s.code, kInvalidArgument);
@@ -495,7 +495,7 @@ TEST(Run, NullOutParametersAreRefused) {
   EXPECT_EQ(s.message, "uattn: Runtime::workspace_size: bytes is null; expected a pointer to the result");
 }
 
-// Issue 11 class 1 (a): host copies of the index arrays are checked by run()
+// Hostile-input class 1 (a): host copies of the index arrays are checked by run()
 // before a device is probed; class 3: layouts whose writes alias are refused.
 TEST(Run, HostCopiesOfTheIndexArraysAreChecked) {
   std::unique_ptr<Runtime> rt = memory_runtime();

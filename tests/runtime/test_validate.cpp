@@ -137,7 +137,7 @@ TEST(Validate, NumTokensFitsInt32) {
   EXPECT_TRUE(Refused(validate(f.args), {"q.shape[0] (num_tokens) = 2147483648", "2147483647"}));
 }
 
-// Issue 11 class 2: element counts and stride spans are checked 64-bit. A null
+// Hostile-input class 2: element counts and stride spans are checked 64-bit. A null
 // k_cache whose shape multiplies past 2^64 must not pass as an empty tensor.
 TEST(Validate, ElementCountOverflowIsRefused) {
   ArgsFixture f;
@@ -236,7 +236,7 @@ TEST(Validate, NumSeqsNonNegative) {
   EXPECT_TRUE(Refused(validate(f.args), {"num_seqs = -3", ">= 0"}));
 }
 
-// Issue 11 class 4: negative host-known bounds are refused by name.
+// Hostile-input class 4: negative host-known bounds are refused by name.
 TEST(Validate, NegativeMaxSeqlens) {
   ArgsFixture f;
   f.args.max_seqlen_q = -1;
@@ -312,7 +312,7 @@ TEST(Validate, QqBiasStride) {
   const float bias[64] = {};
   f.args.qq_bias = bias;
   // SPEC.md s.1 step 5 defines a bias narrower than max_seqlen_q (= 5 here):
-  // keys past the width get none. Issue 11 class 9: this was refused.
+  // keys past the width get none. Hostile-input class 9: this was refused.
   for (int width : {1, 4, 5, 8}) {
     f.args.qq_bias_stride = width;
     EXPECT_TRUE(validate(f.args).ok()) << width << ": " << validate(f.args).message;
@@ -326,7 +326,7 @@ TEST(Validate, QqBiasStride) {
   EXPECT_TRUE(validate(f.args).ok());
 }
 
-// ---- layouts that overlap or run backwards (issue 11 class 3) --------------
+// ---- layouts that overlap or run backwards (hostile-input class 3) --------------
 
 TEST(Validate, NegativeStridesAreRefused) {
   for (const char* name : {"q", "k_cache", "v_cache", "out"}) {
@@ -456,7 +456,7 @@ TEST(ValidateIndices, RunsValidateFirst) {
   EXPECT_TRUE(Refused(f.check_indices(), {"window_left = -7"}));
 }
 
-// ---- SPEC.md s.1 at its boundaries (issue 11 class 9) -------------------------
+// ---- SPEC.md s.1 at its boundaries (hostile-input class 9) -------------------------
 // Every rule of the contract that validate() / validate_indices() enforce, with
 // the value at the boundary (accepted) and one step past it (refused, the
 // message naming the argument): validation accepts exactly what SPEC defines.
@@ -563,7 +563,7 @@ TEST(SpecBoundaries, EachRuleAcceptsItsBoundaryAndRefusesOnePast) {
   }
 }
 
-TEST(SpecBoundaries, PaddingRowsPastTheLastSequenceAreServed) {  // SPEC.md s.1, issue 11 class 8
+TEST(SpecBoundaries, PaddingRowsPastTheLastSequenceAreServed) {  // SPEC.md s.1, hostile-input class 8
   ArgsFixture f;
   f.args.q.shape[0] = f.args.out.shape[0] = 6;
   f.cu_seqlens_q = {0, 1, 3};  // 3 padding rows
@@ -642,7 +642,7 @@ TEST(SelectRefusal, FixtureProblemIsServed) {
   EXPECT_FALSE(s.invalid);
 }
 
-// Issue 11 class 4: an Arch outside the enum is refused, not read as another.
+// Hostile-input class 4: an Arch outside the enum is refused, not read as another.
 TEST(SelectRefusal, ArchOutsideTheEnum) {
   for (int a : {kNumArchs, -1, 1000}) {
     ProblemDesc p = small_problem();
@@ -672,7 +672,7 @@ TEST(SelectRefusal, NegativeSeqlens) {
   EXPECT_EQ(s.error, "invalid problem: num_cus=-2: expected 0 (the architecture's count) or > 0");
 }
 
-// Issue 11 class 4: options outside their ranges are refusals (INVALID_ARGUMENT),
+// Hostile-input class 4: options outside their ranges are refusals (INVALID_ARGUMENT),
 // never "no instance" and never silently "auto".
 TEST(SelectRefusal, OptionsOutOfRange) {
   SelectOptions o;
@@ -695,7 +695,7 @@ TEST(SelectRefusal, OptionsOutOfRange) {
   }
 }
 
-// Issue 11 class 2: max_seqlen_k + block_n - 1 is computed in 64 bits.
+// Hostile-input class 2: max_seqlen_k + block_n - 1 is computed in 64 bits.
 TEST(SelectRefusal, KvTilesNearInt32Max) {
   ProblemDesc p = small_problem();
   p.max_seqlen_k = 2147483647;
@@ -713,7 +713,7 @@ TEST(SelectRefusal, KvTilesNearInt32Max) {
   EXPECT_TRUE(seen) << s.why;
 }
 
-// Issue 11 class 2: the workspace size is checked 64-bit and refused when it wraps.
+// Hostile-input class 2: the workspace size is checked 64-bit and refused when it wraps.
 TEST(SelectRefusal, WorkspaceOverflow) {
   const WorkspaceLayout w = workspace_layout(2147483647, 1 << 20, 1024, 128);
   EXPECT_EQ(w.total_bytes, 0u);
@@ -734,7 +734,7 @@ TEST(SelectRefusal, WorkspaceOverflow) {
                      "16777216 * 1024 * (128 + 2) * 4 does not fit in 64 bits");
 }
 
-// Issue 11 class 2: the problem builder sums token counts in 64 bits (four
+// Hostile-input class 2: the problem builder sums token counts in 64 bits (four
 // sequences of 2^30 tokens are not zero tokens).
 TEST(ProblemBuilder, TokenSumOverflow) {
   const int32_t q_lens[] = {1 << 30, 1 << 30, 1 << 30, 1 << 30};

@@ -1,6 +1,6 @@
-// The selector's decisions (issue 10): the cost model routes the problem
+// The selector's decisions: the cost model routes the problem
 // classes as docs/architecture.md ("The cost model") says, the failing inputs
-// of the issue are pinned, every attention row of the matrix is chosen for some
+// of the earlier selector are pinned, every attention row of the matrix is chosen for some
 // realistic problem, and the WGP/CU conversion lives in one place. Properties
 // (path, segments, tile) are pinned, not instance names, except where a row is
 // the subject. Needs no bundle: links the table only.

@@ -371,8 +371,8 @@ TEST(Table, ExplanationOnlyWhenAsked) {
   }
 }
 
-// Issue 10, input 4: a requested segment count is honoured or refused, never
-// dropped. (Before: with path 2d, or auto choosing 2D, it was ignored.)
+// A requested segment count is honoured or refused, never dropped (also
+// with path 2d, or auto choosing 2D).
 TEST(Table, RequestedSegmentsAreNeverDropped) {
   if (!full_matrix()) GTEST_SKIP();
   for (Arch a : built_archs()) {
@@ -408,4 +408,4 @@ TEST(Table, RequestedSegmentsAreNeverDropped) {
   }
 }
 
-// The selector's decisions (the cost model, issue 10 inputs 1, 2, 3, 5, 6): test_select.cpp.
+// The selector's decisions (the cost model): test_select.cpp.
