@@ -181,6 +181,25 @@ struct AttnBodyMfma {
     }
   }
 
+  // Cache block and slot of key j through block_table. kClamp: a key outside
+  // [kv_lo, kv_hi) is replaced by the nearest key inside (its score is masked,
+  // and no block_table entry outside the sequence's range is read).
+  template <bool kClamp>
+  UATTN_INLINE static void key_slot(const Ctx& c, int j, int64_t& blk, int& slot) {
+    if constexpr (kClamp) {
+      j = j < c.w.kv_lo ? c.w.kv_lo : j;
+      j = j >= c.w.kv_hi ? c.w.kv_hi - 1 : j;
+    }
+    if constexpr (BLOCK > 0) {
+      blk = c.bt[j / BLOCK];
+      slot = j % BLOCK;
+    } else {
+      const int bi = (int)c.bdiv.div((uint32_t)j);
+      blk = c.bt[bi];
+      slot = j - bi * c.bs;
+    }
+  }
+
   // Loads tile `tile` into s.k_raw / s.v_raw. kClamp: keys outside [kv_lo,
   // kv_hi) are replaced by the nearest key inside (their scores are masked,
   // and no block_table entry outside the sequence's range is read).
@@ -213,21 +232,9 @@ struct AttnBodyMfma {
       } else {
         UATTN_UNROLL
         for (int q = 0; q < kUK; ++q) {
-          int j = k0 + kUK * g + q;
-          if constexpr (kClamp) {
-            j = j < c.w.kv_lo ? c.w.kv_lo : j;
-            j = j >= c.w.kv_hi ? c.w.kv_hi - 1 : j;
-          }
           int64_t blk;
           int slot;
-          if constexpr (BLOCK > 0) {
-            blk = c.bt[j / BLOCK];
-            slot = j % BLOCK;
-          } else {
-            const int bi = (int)c.bdiv.div((uint32_t)j);
-            blk = c.bt[bi];
-            slot = j - bi * c.bs;
-          }
+          key_slot<kClamp>(c, k0 + kUK * g + q, blk, slot);
           if constexpr (!kKDirect)
             s.k_raw[i][q] = load_chunk<kAligned>(kc, blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + head_off_k);
           s.v_raw[i][q] = load_chunk<kAligned>(vc, blk * p.v_stride_block + (int64_t)slot * p.v_stride_slot + head_off_v);
@@ -325,21 +332,9 @@ struct AttnBodyMfma {
       const int krow = 32 * st + row_key(c.qcol);
       if constexpr (kKDirect) {
         // This lane's A rows: key krow of the tile, dims 16 kk + 8 part.
-        int j = k0 + krow;
-        if constexpr (kMasked) {  // keys outside [kv_lo, kv_hi) read the nearest key inside (masked below)
-          j = j < c.w.kv_lo ? c.w.kv_lo : j;
-          j = j >= c.w.kv_hi ? c.w.kv_hi - 1 : j;
-        }
         int64_t blk;
         int slot;
-        if constexpr (BLOCK > 0) {
-          blk = c.bt[j / BLOCK];
-          slot = j % BLOCK;
-        } else {
-          const int bi = (int)c.bdiv.div((uint32_t)j);
-          blk = c.bt[bi];
-          slot = j - bi * c.bs;
-        }
+        key_slot<kMasked>(c, k0 + krow, blk, slot);  // masked tiles: keys outside [kv_lo, kv_hi) are masked below
         const KVT* kc = static_cast<const KVT*>(p.k_cache);
         const int64_t kb = blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot +
                            (int64_t)c.kvh * p.k_stride_head + 8 * c.part;
