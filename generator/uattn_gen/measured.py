@@ -83,7 +83,7 @@ def fallback_figures(inst: Instance, lds_bytes: int) -> Figures:
     info = ARCH_INFO[inst.arch]
     per_mac = FALLBACK_CYCLES_PER_MAC[(info.matrix_insn, inst.tile)]
     return Figures(vgprs=FALLBACK_VGPRS, occupancy=occupancy(inst.arch, FALLBACK_VGPRS, lds_bytes, inst.waves),
-                   tile_cycles=round(per_mac * info.rows_per_wave * inst.block_n * inst.head_size, 1),
+                   tile_cycles=round(per_mac * (inst.block_m // inst.waves) * inst.block_n * inst.head_size, 1),
                    measured=False)
 
 

@@ -109,7 +109,8 @@ def feature_token(mask: int) -> str:
 
 @dataclass(frozen=True)
 class TileKind:
-    """A workgroup tile kind: `waves` waves of rows_per_wave(arch) rows each."""
+    """A workgroup tile kind: `waves` waves of rows_per_wave(arch) rows each (or
+    the fewer rows of ArchInfo.rows_by_head)."""
     name: str
     waves: int
 
@@ -141,7 +142,7 @@ class ArchInfo:
     name: str               # uattn::Arch enumerator, name token, CMake GPU_TARGETS entry
     wave_size: int          # lanes per wave
     matrix_insn: str        # one of MATRIX_INSNS: what the kernel body computes with
-    rows_per_wave: int      # query rows one wave owns (block_m = rows_per_wave * waves)
+    rows_per_wave: int      # query rows one wave owns (block_m = rows_per_wave * waves, see rows_by_head)
     head_pad: int           # head size is padded up to a multiple of this (elements)
     lds_row_pad: int        # extra elements per LDS row (MFMA: bank spreading; dot2: the row's 32 probabilities)
     lds_budget: int         # bytes of LDS one workgroup may use
@@ -163,6 +164,11 @@ class ArchInfo:
     # registers allow it (the first entry of the tile whose max head size is
     # >= the head size); other tiles and heads take TILE_BLOCK_N keys.
     block_n_by_head: tuple = ()
+    # ((tile name, min head size, rows per wave), ...): a narrower wave (fewer
+    # query rows) from that head size up, for instances of a fixed block size,
+    # where the accumulators of a full wave's rows would cap the occupancy (the
+    # first matching entry applies; block_m = rows x waves).
+    rows_by_head: tuple = ()
 
     @property
     def stages_q_in_lds(self) -> bool:
@@ -174,9 +180,13 @@ class ArchInfo:
         return {t.name: Tile(t.name, self.rows_per_wave * t.waves, TILE_BLOCK_N, t.waves)
                 for t in TILE_KINDS}
 
-    def tile(self, name: str, head_size: int) -> "Tile":
-        """Geometry of tile `name` for `head_size`."""
+    def tile(self, name: str, head_size: int, block_size: int = ANY_BLOCK) -> "Tile":
+        """Geometry of tile `name` for `head_size` and `block_size` (ANY_BLOCK: generic)."""
         t = self.tiles[name]
+        for tile_name, min_head, rows in self.rows_by_head:
+            if tile_name == name and head_size >= min_head and block_size != ANY_BLOCK:
+                t = dataclasses.replace(t, block_m=rows * t.waves)
+                break
         for tile_name, max_head, block_n in self.block_n_by_head:
             if tile_name == name and head_size <= max_head:
                 return dataclasses.replace(t, block_n=block_n)
@@ -194,7 +204,11 @@ BUILTIN_ARCHS = (
              vgprs_per_simd=512, max_waves_per_simd=8, lds_per_cu=160 * 1024,
              cus_per_reported_unit=1, simds_per_cu=4, mem_bytes_per_cycle=3333, launch_cycles=5000,
              # 128 x 64 prefill tile up to d128 (d192 / d256 keep 32 keys: registers)
-             block_n_by_head=(("large", 128, 64),)),
+             block_n_by_head=(("large", 128, 64),),
+             # one-wave tiles of a fixed block size at d192 / d256: 16 rows
+             # (v_mfma_f32_16x16x32), whose 48 / 64 accumulator registers fit 4
+             # waves per SIMD (32 rows: 96 / 128); attention_mfma.hpp
+             rows_by_head=(("small", 192, 16),)),
     # RDNA2, Radeon Pro V620: 8 rows per wave; 64 KiB LDS per workgroup (128 KiB
     # per WGP); 1024 wave32 VGPRs per SIMD, 16 waves per SIMD. LDS rows hold a Q
     # row and the row's 32 f16 probabilities of one KV tile (attention_dot2.hpp).
@@ -247,7 +261,7 @@ SELECT_POLICY = (
 # registers per lane with the instance's LDS (the formula of tools/co_report.py);
 # cycles per KV tile from, in order, the instance's twin on the other attention
 # path (the same body and tile with or without the segment axis), else
-# FALLBACK_CYCLES_PER_MAC[(matrix_insn, tile)] x rows_per_wave x block_n x head
+# FALLBACK_CYCLES_PER_MAC[(matrix_insn, tile)] x rows per wave x block_n x head
 # size: the medians of the measured straight-line KV-tile loops of the default
 # matrix (llvm-mca, 2026-11-30: 135 / 20 / 47 / 40 kernels).
 FALLBACK_VGPRS = 128
@@ -336,7 +350,7 @@ def _ordered_union(a: tuple, b: tuple) -> tuple:
 def attention_instance(arch: str, path: str, q_dtype: str, kv_dtype: str, head_size: int,
                        block_size: int, features: int, tile: str, group: str = "",
                        source: str = "") -> Instance:
-    t = ARCH_INFO[arch].tile(tile, head_size)
+    t = ARCH_INFO[arch].tile(tile, head_size, block_size)
     return Instance(arch, path, q_dtype, kv_dtype, head_size, block_size, features, tile,
                     t.block_m, t.block_n, t.waves,
                     groups=(group,) if group else (), sources=(source,) if source else ())

@@ -36,12 +36,14 @@ def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int, block_size:
     and V^T [head][block_n + 8] of 2-byte elements per stage, two stages (double
     buffer) for multi-wave workgroups when they fit in 80 KiB; one-wave tiles
     with 64 < head <= 256 and a fixed block size (block_size > 0; ANY_BLOCK
-    is the generic instance) read K straight from memory (V^T only). dot2: K/V are
-    read straight from memory; Q and P rows [block_m][lds_row] are staged.
+    is the generic instance) read K straight from memory (V^T only); the 16-row
+    one-wave tiles stage V^T in two halves of the head (head / 2 rows). dot2:
+    K/V are read straight from memory; Q and P rows [block_m][lds_row] are staged.
     """
     if ARCH_INFO[arch].matrix_insn == "mfma_32x32x16":
         k_in_lds = not (block_m <= 32 and 64 < head_size <= 256 and block_size > 0)
-        stage = ((block_n * (head_size + 8) if k_in_lds else 0) + head_size * (block_n + 8)) * 2
+        v_rows = head_size // 2 if block_m == 16 else head_size
+        stage = ((block_n * (head_size + 8) if k_in_lds else 0) + v_rows * (block_n + 8)) * 2
         return stage * (2 if block_m > 32 and 2 * stage <= 80 * 1024 else 1)
     return block_m * lds_row(arch, head_size) * 2
 

@@ -76,7 +76,7 @@ def test_plain_fast_instances(default):
     for arch, dt, head, block in itertools.product(ARCHS, ("f16", "bf16"), HEAD_SIZES,
                                                    (16, 32, 64)):
         # the record's tile geometry for this head (gfx950: 64 keys per large tile up to d128)
-        t = {k: ARCH_INFO[arch].tile(k, head) for k in ("small", "large")}
+        t = {k: ARCH_INFO[arch].tile(k, head, block) for k in ("small", "large")}
         m = tuple(f"m{t[k].block_m}n{t[k].block_n}w{t[k].waves}" for k in ("small", "large"))
         stem = f"uattn_{arch}_{{}}_{dt}_{dt}_d{head}_b{block}_plain_"
         assert {stem.format("2d") + m[0], stem.format("2d") + m[1]} & have, (arch, dt, head, block)

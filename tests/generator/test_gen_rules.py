@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from gen_helpers import REPO, write_matrix
-from uattn_gen.model import ARCH_INFO, ARCHS, DTYPES, HEAD_SIZES, attention_instance
+from uattn_gen.model import ANY_BLOCK, ARCH_INFO, ARCHS, DTYPES, HEAD_SIZES, attention_instance
 from uattn_gen.rules import RULES, failed_rules, lds_bytes
 
 
@@ -66,6 +66,18 @@ def test_tiles_follow_rows_per_wave():
             assert t.block_m == info.rows_per_wave * t.waves
 
 
+def test_rows_by_head_narrows_fixed_block_tiles_only():
+    """gfx950's one-wave tile has 16 rows from d192 up for a fixed block size;
+    the generic instance (any block size) keeps 32."""
+    info = ARCH_INFO["gfx950"]
+    assert info.tile("small", 192, 16).block_m == 16
+    assert info.tile("small", 256, 64).block_m == 16
+    assert info.tile("small", 128, 16).block_m == 32
+    assert info.tile("small", 256, ANY_BLOCK).block_m == 32
+    assert info.tile("large", 256, 16).block_m == 128
+    assert attention_instance("gfx950", "3d", "f16", "f16", 256, 16, 0, "small").block_m == 16
+
+
 def _cxx():
     for c in ("g++", "clang++", "c++"):
         if shutil.which(c):
@@ -78,8 +90,8 @@ def test_lds_bytes_equal_config_hpp(run, tmp_path):
     gen = tmp_path / "gen"
     assert run("generate", "--matrix", REPO / "instances" / "default.yaml", "--subset", "ci",
                "--out", gen)[0] == 0
-    cases = [(a, d, t, b) for a in ARCHS for d in HEAD_SIZES for t in ARCH_INFO[a].tiles.values()
-             for b in (0, 16)]
+    cases = [(a, d, ARCH_INFO[a].tile(name, d, b), b) for a in ARCHS for d in HEAD_SIZES
+             for name in ARCH_INFO[a].tiles for b in (0, 16)]
     lines = [f'  print(uattn::Arch::{a}, {d}, {t.block_m}, {t.block_n}, {b});' for a, d, t, b in cases]
     src = tmp_path / "lds.cpp"
     src.write_text(

@@ -290,7 +290,7 @@ struct PooledStack {
 // Engine state.
 
 enum class LState : uint8_t { Ready, Barrier, WaveOp, Finished, Faulted };
-enum class Op : uint8_t { None, WaveBarrier, Shfl, ReadFirstLane, Ballot, MfmaF16, MfmaBf16 };
+enum class Op : uint8_t { None, WaveBarrier, Shfl, ReadFirstLane, Ballot, MfmaF16, MfmaBf16, Mfma16F16, Mfma16Bf16 };
 
 const char* op_name(Op o) {
   switch (o) {
@@ -300,6 +300,8 @@ const char* op_name(Op o) {
     case Op::Ballot: return "ballot";
     case Op::MfmaF16: return "mfma_32x32x16_f16";
     case Op::MfmaBf16: return "mfma_32x32x16_bf16";
+    case Op::Mfma16F16: return "mfma_16x16x32_f16";
+    case Op::Mfma16Bf16: return "mfma_16x16x32_bf16";
     default: return "none";
   }
 }
@@ -487,42 +489,46 @@ bool lds_track(Engine& e, int me, uint32_t off, uint32_t bytes, bool write) {
 // ---------------------------------------------------------------------------
 // Wave-level operations, executed by the scheduler once all lanes arrived.
 
-// v_mfma_f32_32x32x16_{f16,bf16} (gfx950). Register layouts from AMD's
-// documentation: ROCm/amd_matrix_instruction_calculator (matrix_calculator.py,
-// CDNA3/CDNA4 tables) and the AMD Instinct CDNA4 ISA reference guide
-// (section on matrix fused-multiply-add):
-//   A (32x16): lane l, element e holds A[l % 32][8 * (l / 32) + e]
-//   B (16x32): lane l, element e holds B[8 * (l / 32) + e][l % 32]
-//   C/D (32x32 f32): lane l, register r holds D[i][l % 32] with
-//                    i = (r % 4) + 8 * (r / 4) + 4 * (l / 32)
+// v_mfma_f32_32x32x16_{f16,bf16} and v_mfma_f32_16x16x32_{f16,bf16} (gfx950):
+// D (M x M) = A (M x K) B (K x M) + C with M x K = 32 x 16 or 16 x 32, 8 values of
+// A and B per lane. Register layouts from AMD's documentation:
+// ROCm/amd_matrix_instruction_calculator (matrix_calculator.py, CDNA4 tables)
+// and the AMD Instinct CDNA4 ISA reference guide (section on matrix
+// fused-multiply-add); G = 64 / M lane groups:
+//   A (M x K): lane l, element e holds A[l % M][8 * (l / M) + e]
+//   B (K x M): lane l, element e holds B[8 * (l / M) + e][l % M]
+//   C/D (M x M f32): lane l, register r holds D[i][l % M] with
+//                    i = (r % 4) + 4 * (l / M) + 4 G (r / 4)
+//     (32x32: i = (r % 4) + 8 (r / 4) + 4 (l / 32); 16x16: i = r + 4 (l / 16))
 // Products of f16/bf16 values are exact in float (11x11 and 8x8 significant
 // bits); they are accumulated in float in a fixed order: d = c, then
-// d += A[i][k] * B[k][j] for k = 0..15. Real hardware may sum in another order
+// d += A[i][k] * B[k][j] for k = 0..K-1. Real hardware may sum in another order
 // (and flush/round differently), so compare results with a tolerance.
-template <class T>
+template <class T, int M, int K>
 void exec_mfma(Engine& e, int base) {
-  float A[32][16], B[16][32], D[32][32];
+  constexpr int G = 64 / M, R = M * M / 64;
+  float A[M][K], B[K][M], D[M][M];
   for (int l = 0; l < 64; ++l) {
     const Lane& L = e.lanes[base + l];
     const T* a = static_cast<const T*>(L.a);
     const T* b = static_cast<const T*>(L.b);
-    const int half = l / 32, col = l % 32;
+    const int grp = l / M, col = l % M;
     for (int el = 0; el < 8; ++el) {
-      A[col][8 * half + el] = (float)a[el];
-      B[8 * half + el][col] = (float)b[el];
+      A[col][8 * grp + el] = (float)a[el];
+      B[8 * grp + el][col] = (float)b[el];
     }
-    for (int r = 0; r < 16; ++r) D[(r % 4) + 8 * (r / 4) + 4 * half][col] = L.c[r];
+    for (int r = 0; r < R; ++r) D[(r % 4) + 4 * grp + 4 * G * (r / 4)][col] = L.c[r];
   }
-  for (int i = 0; i < 32; ++i)
-    for (int j = 0; j < 32; ++j) {
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < M; ++j) {
       float acc = D[i][j];
-      for (int k = 0; k < 16; ++k) acc += A[i][k] * B[k][j];
+      for (int k = 0; k < K; ++k) acc += A[i][k] * B[k][j];
       D[i][j] = acc;
     }
   for (int l = 0; l < 64; ++l) {
     const Lane& L = e.lanes[base + l];
-    const int half = l / 32, col = l % 32;
-    for (int r = 0; r < 16; ++r) L.c[r] = D[(r % 4) + 8 * (r / 4) + 4 * half][col];
+    const int grp = l / M, col = l % M;
+    for (int r = 0; r < R; ++r) L.c[r] = D[(r % 4) + 4 * grp + 4 * G * (r / 4)][col];
   }
 }
 
@@ -554,8 +560,10 @@ void exec_wave_op(Engine& e, int w, Op op) {
       for (int i = 0; i < e.ws; ++i) L[i].out64 = m;
       break;
     }
-    case Op::MfmaF16: exec_mfma<_Float16>(e, base); break;
-    case Op::MfmaBf16: exec_mfma<__bf16>(e, base); break;
+    case Op::MfmaF16: exec_mfma<_Float16, 32, 16>(e, base); break;
+    case Op::MfmaBf16: exec_mfma<__bf16, 32, 16>(e, base); break;
+    case Op::Mfma16F16: exec_mfma<_Float16, 16, 32>(e, base); break;
+    case Op::Mfma16Bf16: exec_mfma<__bf16, 16, 32>(e, base); break;
     default: break;
   }
 }
@@ -897,6 +905,12 @@ void mfma_32x32x16_f16(const _Float16* a, const _Float16* b, float* c) {
 }
 void mfma_32x32x16_bf16(const __bf16* a, const __bf16* b, float* c) {
   mfma("mfma_32x32x16_bf16", Op::MfmaBf16, a, b, c);
+}
+void mfma_16x16x32_f16(const _Float16* a, const _Float16* b, float* c) {
+  mfma("mfma_16x16x32_f16", Op::Mfma16F16, a, b, c);
+}
+void mfma_16x16x32_bf16(const __bf16* a, const __bf16* b, float* c) {
+  mfma("mfma_16x16x32_bf16", Op::Mfma16Bf16, a, b, c);
 }
 
 char* lds_base() { return eng("lds_base").lds; }

@@ -5,7 +5,7 @@
 //
 // What a launch checks (SPEC.md s.5):
 //   - wave-level operations (wave_barrier, shfl_bits, readfirstlane, ballot,
-//     mfma_32x32x16) are reached by all lanes of the wave with the same kind of
+//     mfma_32x32x16, mfma_16x16x32) are reached by all lanes of the wave with the same kind of
 //     operation, otherwise "partial wave";
 //   - workgroup barriers are reached by every lane that has not finished, and
 //     no wave is part finished / part waiting ("partial wave", "deadlock");

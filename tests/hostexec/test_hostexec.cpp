@@ -47,97 +47,109 @@ bool contains(const std::string& s, const char* what) { return s.find(what) != s
 }  // namespace
 
 // ===========================================================================
-// MFMA v_mfma_f32_32x32x16_{f16,bf16}
+// MFMA v_mfma_f32_32x32x16_{f16,bf16} and v_mfma_f32_16x16x32_{f16,bf16}
 
-template <class T>
+template <class T, int M>
 void mfma_body(AttnParams p) {
-  // Per-lane fragments as the test laid them out: A/B [64][8], C/D [64][16].
+  // Per-lane fragments as the test laid them out: A/B [64][8], C/D [64][M * M / 64].
+  constexpr int R = M * M / 64;
   const T* A = static_cast<const T*>(p.q);
   const T* B = static_cast<const T*>(p.k_cache);
   float* C = static_cast<float*>(p.out);
   const int l = dl::lane_id();
   dl::vec<T, 8> a, b;
-  dl::vec<float, 16> c;
+  dl::vec<float, R> c;
   for (int e = 0; e < 8; ++e) {
     a[e] = A[l * 8 + e];
     b[e] = B[l * 8 + e];
   }
-  for (int r = 0; r < 16; ++r) c[r] = C[l * 16 + r];
-  dl::mfma_32x32x16(a, b, c);
-  for (int r = 0; r < 16; ++r) C[l * 16 + r] = c[r];
+  for (int r = 0; r < R; ++r) c[r] = C[l * R + r];
+  if constexpr (M == 32) dl::mfma_32x32x16(a, b, c);
+  else dl::mfma_16x16x32(a, b, c);
+  for (int r = 0; r < R; ++r) C[l * R + r] = c[r];
 }
-UATTN_GLOBAL void k_mfma_f16(AttnParams p) { mfma_body<dl::f16>(p); }
-UATTN_GLOBAL void k_mfma_bf16(AttnParams p) { mfma_body<dl::bf16>(p); }
+UATTN_GLOBAL void k_mfma_f16(AttnParams p) { mfma_body<dl::f16, 32>(p); }
+UATTN_GLOBAL void k_mfma_bf16(AttnParams p) { mfma_body<dl::bf16, 32>(p); }
+UATTN_GLOBAL void k_mfma16_f16(AttnParams p) { mfma_body<dl::f16, 16>(p); }
+UATTN_GLOBAL void k_mfma16_bf16(AttnParams p) { mfma_body<dl::bf16, 16>(p); }
 
 namespace {
 
-// The layout written from the (matrix element -> lane, slot) side, i.e. the
-// way AMD's matrix instruction calculator tabulates it for 32x32x16 (CDNA4):
-//   A[i][k] -> lane i + 32 * (k / 8), element k % 8
-//   B[k][j] -> lane j + 32 * (k / 8), element k % 8
-//   D[i][j] -> lane j + 32 * ((i / 4) % 2), register (i % 4) + 4 * (i / 8)
-int a_lane(int i, int k) { return i + 32 * (k / 8); }
-int b_lane(int k, int j) { return j + 32 * (k / 8); }
-int ab_elem(int k) { return k % 8; }
-int d_lane(int i, int j) { return j + 32 * ((i / 4) % 2); }
-int d_reg(int i) { return (i % 4) + 4 * (i / 8); }
+// The layouts written from the (matrix element -> lane, slot) side, i.e. the
+// way AMD's matrix instruction calculator tabulates them (CDNA4):
+//  32x32x16: A[i][k] -> lane i + 32 * (k / 8), element k % 8
+//            B[k][j] -> lane j + 32 * (k / 8), element k % 8
+//            D[i][j] -> lane j + 32 * ((i / 4) % 2), register (i % 4) + 4 * (i / 8)
+//  16x16x32: A[i][k] -> lane i + 16 * (k / 8), element k % 8
+//            B[k][j] -> lane j + 16 * (k / 8), element k % 8
+//            D[i][j] -> lane j + 16 * (i / 4), register i % 4
+template <int M>
+struct Shape {
+  static constexpr int K = M == 32 ? 16 : 32, R = M * M / 64;
+  static int a_lane(int i, int k) { return i + M * (k / 8); }
+  static int b_lane(int k, int j) { return j + M * (k / 8); }
+  static int ab_elem(int k) { return k % 8; }
+  static int d_lane(int i, int j) { return M == 32 ? j + 32 * ((i / 4) % 2) : j + 16 * (i / 4); }
+  static int d_reg(int i) { return M == 32 ? (i % 4) + 4 * (i / 8) : i % 4; }
+};
 
-template <class T>
+template <class T, int M = 32>
 struct MfmaCase {
+  using S = Shape<M>;
+  static constexpr int K = S::K;
   std::vector<T> afrag = std::vector<T>(64 * 8), bfrag = std::vector<T>(64 * 8);
-  std::vector<float> cfrag = std::vector<float>(64 * 16);
-  double A[32][16], B[16][32], C[32][32];
+  std::vector<float> cfrag = std::vector<float>(64 * S::R);
+  double A[M][K], B[K][M], C[M][M];
 
   void set(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c) {
-    for (int i = 0; i < 32; ++i)
-      for (int k = 0; k < 16; ++k) {
-        const T v = dl::from_f32<T>(a[i * 16 + k]);
-        afrag[a_lane(i, k) * 8 + ab_elem(k)] = v;
+    for (int i = 0; i < M; ++i)
+      for (int k = 0; k < K; ++k) {
+        const T v = dl::from_f32<T>(a[i * K + k]);
+        afrag[S::a_lane(i, k) * 8 + S::ab_elem(k)] = v;
         A[i][k] = (double)dl::to_f32(v);
       }
-    for (int k = 0; k < 16; ++k)
-      for (int j = 0; j < 32; ++j) {
-        const T v = dl::from_f32<T>(b[k * 32 + j]);
-        bfrag[b_lane(k, j) * 8 + ab_elem(k)] = v;
+    for (int k = 0; k < K; ++k)
+      for (int j = 0; j < M; ++j) {
+        const T v = dl::from_f32<T>(b[k * M + j]);
+        bfrag[S::b_lane(k, j) * 8 + S::ab_elem(k)] = v;
         B[k][j] = (double)dl::to_f32(v);
       }
-    for (int i = 0; i < 32; ++i)
-      for (int j = 0; j < 32; ++j) {
-        cfrag[d_lane(i, j) * 16 + d_reg(i)] = c[i * 32 + j];
-        C[i][j] = c[i * 32 + j];
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < M; ++j) {
+        cfrag[S::d_lane(i, j) * S::R + S::d_reg(i)] = c[i * M + j];
+        C[i][j] = c[i * M + j];
       }
   }
   Result run(KernelFn fn, const char* name, int wave = 64) {
     return launch(fn, make_launch(name, wave == 64 ? 64 : 32, wave, 0), params(afrag.data(), cfrag.data(), bfrag.data()));
   }
-  float d(int i, int j) const { return cfrag[d_lane(i, j) * 16 + d_reg(i)]; }
+  float d(int i, int j) const { return cfrag[S::d_lane(i, j) * S::R + S::d_reg(i)]; }
 };
 
-template <class T>
+template <class T, int M = 32>
 void mfma_random_test(KernelFn fn, const char* name, uint32_t seed) {
+  constexpr int K = Shape<M>::K;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-2.f, 2.f);
-  std::vector<float> a(32 * 16), b(16 * 32), c(32 * 32);
+  std::vector<float> a(M * K), b(K * M), c(M * M);
   for (auto& x : a) x = u(rng);
   for (auto& x : b) x = u(rng);
   for (auto& x : c) x = u(rng);
-  MfmaCase<T> mc;
+  MfmaCase<T, M> mc;
   mc.set(a, b, c);
   Result r = mc.run(fn, name);
   ASSERT_TRUE(r.ok) << r.error;
-  double worst = 0;
-  for (int i = 0; i < 32; ++i)
-    for (int j = 0; j < 32; ++j) {
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < M; ++j) {
       double ref = mc.C[i][j], mag = std::fabs(mc.C[i][j]);
-      for (int k = 0; k < 16; ++k) {
+      for (int k = 0; k < K; ++k) {
         ref += mc.A[i][k] * mc.B[k][j];
         mag += std::fabs(mc.A[i][k] * mc.B[k][j]);
       }
       const double err = std::fabs((double)mc.d(i, j) - ref);
-      worst = std::max(worst, err);
-      // Products are exact in float; 17 float additions: < 17 ulp of the
+      // Products are exact in float; K + 1 float additions: < K + 1 ulp of the
       // magnitude sum.
-      EXPECT_LE(err, 17 * 0x1p-24 * mag + 1e-30) << "D[" << i << "][" << j << "]";
+      EXPECT_LE(err, (K + 1) * 0x1p-24 * mag + 1e-30) << "D[" << i << "][" << j << "]";
     }
 }
 
@@ -179,6 +191,44 @@ TEST(Mfma, LayoutPositions) {
       if (l == 52 && reg == 5) want = 1.5f;
       if (l == 39 && reg == 14) want = 10.0f;
       EXPECT_EQ(mc.cfrag[l * 16 + reg], want) << "lane " << l << " register " << reg;
+    }
+}
+
+TEST(Mfma16, F16RandomMatchesMatrixProduct) {
+  for (uint32_t s = 21; s <= 23; ++s) mfma_random_test<dl::f16, 16>(k_mfma16_f16, "k_mfma16_f16", s);
+}
+
+TEST(Mfma16, Bf16RandomMatchesMatrixProduct) {
+  for (uint32_t s = 31; s <= 33; ++s) mfma_random_test<dl::bf16, 16>(k_mfma16_bf16, "k_mfma16_bf16", s);
+}
+
+// 16x16x32: single non-zero products at hand-computed positions (four lane
+// groups of 16 along K for A / B, along the rows of D).
+TEST(Mfma16, LayoutPositions) {
+  std::vector<float> a(16 * 32, 0.f), b(32 * 16, 0.f), c(16 * 16, 0.f);
+  a[3 * 32 + 0] = 1.0f;     // A[3][0]   -> lane 3, element 0
+  b[0 * 16 + 7] = 2.0f;     // B[0][7]   -> lane 7, element 0
+  a[9 * 32 + 27] = 3.0f;    // A[9][27]  -> lane 9 + 48 = 57, element 3
+  b[27 * 16 + 14] = 0.5f;   // B[27][14] -> lane 14 + 48 = 62, element 3
+  c[13 * 16 + 2] = 10.0f;   // C[13][2]  -> lane 2 + 48 = 50, register 1
+  MfmaCase<dl::f16, 16> mc;
+  mc.set(a, b, c);
+  ASSERT_EQ((float)mc.afrag[3 * 8 + 0], 1.0f);
+  ASSERT_EQ((float)mc.afrag[57 * 8 + 3], 3.0f);
+  ASSERT_EQ((float)mc.bfrag[7 * 8 + 0], 2.0f);
+  ASSERT_EQ((float)mc.bfrag[62 * 8 + 3], 0.5f);
+  ASSERT_EQ(mc.cfrag[50 * 4 + 1], 10.0f);
+  Result r = mc.run(k_mfma16_f16, "k_mfma16_f16");
+  ASSERT_TRUE(r.ok) << r.error;
+  // D[3][7] = 2 at lane 7 + 16 * 0, register 3; D[9][14] = 1.5 at lane
+  // 14 + 16 * 2 = 46, register 1; C[13][2] kept.
+  for (int l = 0; l < 64; ++l)
+    for (int reg = 0; reg < 4; ++reg) {
+      float want = 0.f;
+      if (l == 7 && reg == 3) want = 2.0f;
+      if (l == 46 && reg == 1) want = 1.5f;
+      if (l == 50 && reg == 1) want = 10.0f;
+      EXPECT_EQ(mc.cfrag[l * 4 + reg], want) << "lane " << l << " register " << reg;
     }
 }
 

@@ -88,10 +88,28 @@ UATTN_INLINE void mfma_32x32x16(const vec<bf16, 8>& a, const vec<bf16, 8>& b, ve
   vc = __builtin_amdgcn_mfma_f32_32x32x16_bf16(va, vb, vc, 0, 0, 0);
   for (int i = 0; i < 16; ++i) c[i] = vc[i];
 }
+typedef float f32x4_t __attribute__((ext_vector_type(4)));
+// v_mfma_f32_16x16x32_{f16,bf16} (gfx950): D(16x16) = A(16x32) * B(32x16) + C.
+UATTN_INLINE void mfma_16x16x32(const vec<f16, 8>& a, const vec<f16, 8>& b, vec<float, 4>& c) {
+  f16x8_t va, vb; f32x4_t vc;
+  for (int i = 0; i < 8; ++i) { va[i] = a[i]; vb[i] = b[i]; }
+  for (int i = 0; i < 4; ++i) vc[i] = c[i];
+  vc = __builtin_amdgcn_mfma_f32_16x16x32_f16(va, vb, vc, 0, 0, 0);
+  for (int i = 0; i < 4; ++i) c[i] = vc[i];
+}
+UATTN_INLINE void mfma_16x16x32(const vec<bf16, 8>& a, const vec<bf16, 8>& b, vec<float, 4>& c) {
+  bf16x8_t va, vb; f32x4_t vc;
+  for (int i = 0; i < 8; ++i) { va[i] = a[i]; vb[i] = b[i]; }
+  for (int i = 0; i < 4; ++i) vc[i] = c[i];
+  vc = __builtin_amdgcn_mfma_f32_16x16x32_bf16(va, vb, vc, 0, 0, 0);
+  for (int i = 0; i < 4; ++i) c[i] = vc[i];
+}
 #else
 // No matrix cores on this target: MFMA code paths must not be instantiated.
 template <class T>
 void mfma_32x32x16(const vec<T, 8>&, const vec<T, 8>&, vec<float, 16>&) = delete;
+template <class T>
+void mfma_16x16x32(const vec<T, 8>&, const vec<T, 8>&, vec<float, 4>&) = delete;
 #endif
 
 // Global memory vector access of N elements (N * sizeof(T) in {4, 8, 16} bytes)

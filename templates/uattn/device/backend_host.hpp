@@ -24,6 +24,9 @@ uint64_t ballot(bool p);
 // lane's operand fragment; c: this lane's 16 accumulators, updated in place.
 void mfma_32x32x16_f16(const _Float16* a, const _Float16* b, float* c);
 void mfma_32x32x16_bf16(const __bf16* a, const __bf16* b, float* c);
+// Emulated v_mfma_f32_16x16x32_{f16,bf16} (wave64 only): c is this lane's 4 accumulators.
+void mfma_16x16x32_f16(const _Float16* a, const _Float16* b, float* c);
+void mfma_16x16x32_bf16(const __bf16* a, const __bf16* b, float* c);
 char* lds_base();
 // Records an LDS access of `bytes` at `offset` for race and bounds checking.
 void lds_access(uint32_t offset, uint32_t bytes, bool write);
@@ -55,6 +58,12 @@ inline void mfma_32x32x16(const vec<f16, 8>& a, const vec<f16, 8>& b, vec<float,
 }
 inline void mfma_32x32x16(const vec<bf16, 8>& a, const vec<bf16, 8>& b, vec<float, 16>& c) {
   host::mfma_32x32x16_bf16(a.v, b.v, c.v);
+}
+inline void mfma_16x16x32(const vec<f16, 8>& a, const vec<f16, 8>& b, vec<float, 4>& c) {
+  host::mfma_16x16x32_f16(a.v, b.v, c.v);
+}
+inline void mfma_16x16x32(const vec<bf16, 8>& a, const vec<bf16, 8>& b, vec<float, 4>& c) {
+  host::mfma_16x16x32_bf16(a.v, b.v, c.v);
 }
 
 // Vector global access of N elements at an address aligned to N * sizeof(T)

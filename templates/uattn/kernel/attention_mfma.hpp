@@ -1,32 +1,44 @@
-// Attention body for architectures with 32x32x16 MFMA (wave64; gfx950).
+// Attention body for architectures with MFMA (wave64; gfx950):
+// v_mfma_f32_32x32x16 for 32-row waves, v_mfma_f32_16x16x32 for 16-row ones.
 //
-// One workgroup of WAVES waves serves BM = 32 * WAVES packed query rows of one
-// KV head (phases.hpp) and walks its KV tiles BN keys at a time. Per tile:
+// One workgroup of WAVES waves serves BM = kQW * WAVES packed query rows of one
+// KV head (phases.hpp) and walks its KV tiles BN keys at a time. A wave owns
+// kQW = 32 rows, or 16 in the one-wave tiles of a fixed block size at d192 /
+// d256 (ArchInfo.rows_by_head in generator/uattn_gen/model.py: their 48 / 64
+// accumulator registers leave room for 4 waves per SIMD; 32 rows take 96 /
+// 128). Per tile:
 //   stage K/V  - 16-byte global loads (8-byte for fp8 KV) through block_table
 //                into registers one tile ahead, then K -> LDS [key][d] and
 //                V -> LDS transposed, V^T [d][key], so every MFMA operand is
 //                one 16-byte LDS read; the staging unit (kUK keys x 8 dims)
 //                is sized so every lane stages the same number of units;
-//   scores     - S^T = K Q^T with v_mfma_f32_32x32x16 (Q stays in registers as
-//                the B operand); masks only on boundary tiles (phases.hpp);
-//                one-wave tiles with 64 < HEAD <= 256 (kKDirect) instead load
-//                each K row fragment and Q fragment straight from memory into
-//                the MFMA operands (16-byte loads): LDS holds V^T only and the
-//                registers fit 4 waves per SIMD up to d128 (3 for the 2D
-//                d112 tile and d192, 2 at d256);
-//   softmax    - online, log2 units; the row max is shared by the two lanes
-//                that hold a row (l and l ^ 32), the row sum stays per lane
-//                until the epilogue;
+//   scores     - S^T = K Q^T (Q stays in registers as the B operand); masks
+//                only on boundary tiles (phases.hpp); one-wave tiles with
+//                64 < HEAD <= 256 (kKDirect) instead load each K row fragment
+//                and Q fragment straight from memory into the MFMA operands
+//                (16-byte loads): LDS holds V^T only, and the registers fit 4
+//                waves per SIMD up to d128 (3 for the 2D d112 tile) and in
+//                the 16-row d192 / d256 tiles, which stage V^T in two halves
+//                of the head (kVS, 7.5 / 10 KiB), so LDS allows 4 too;
+//   softmax    - online, log2 units; the row max is shared by the lanes that
+//                hold a row (l and l ^ 32; 16 rows: l ^ 16, l ^ 32, l ^ 48),
+//                the row sum stays per lane until the epilogue;
 //   P.V        - O^T += V^T P^T: P goes from the score registers straight into
 //                the B operand.
 //
-// Lane roles (MFMA 32x32 C layout, see dl::mfma_32x32x16): lane l holds query
-// row qcol = l % 32 of its wave and part = l / 32. MFMA row i of S^T tile st is
-// the key 32 st + pi(i), pi swapping bits 2 and 3 of i, so score register r of
-// a lane holds key 32 st + 16 (r / 8) + 8 part + r % 8: the 8 keys a lane feeds
-// to one P.V step are consecutive, and their V^T fragment is one 16-byte read.
-// Accumulator register r of output tile dt holds dim 32 dt + (r%4) + 8 (r/4) +
-// 4 part of row qcol: four consecutive dims, stored with one vector store.
+// Lane roles, 32 rows (MFMA 32x32 C layout, see dl::mfma_32x32x16): lane l
+// holds query row qcol = l % 32 of its wave and part = l / 32. MFMA row i of
+// S^T tile st is the key 32 st + pi(i), pi swapping bits 2 and 3 of i, so
+// score register r of a lane holds key 32 st + 16 (r / 8) + 8 part + r % 8: the
+// 8 keys a lane feeds to one P.V step are consecutive, and their V^T fragment
+// is one 16-byte read. Accumulator register r of output tile dt holds dim
+// 32 dt + (r%4) + 8 (r/4) + 4 part of row qcol: four consecutive dims, stored
+// with one vector store.
+// 16 rows (MFMA 16x16 C layout, dl::mfma_16x16x32): lane l holds row
+// qcol = l % 16 and part = l / 16 (0..3); score register r of S^T tile st holds
+// key 32 (st / 2) + 8 part + 4 (st % 2) + r, so the two S^T tiles of 32 keys
+// give a lane the 8 consecutive keys of its P.V operand; accumulator register
+// r of output tile dt holds dim 16 dt + 4 part + r.
 //
 // Rows and strides: the vector paths need rows_aligned() (phases.hpp). The
 // generic instance (any block size, every feature) tests it at run time and
@@ -43,26 +55,39 @@ struct AttnBodyMfma {
   static_assert(BN % 32 == 0, "KV tile of a multiple of 32 keys");
   static_assert(HEAD % 16 == 0, "head size multiple of 16");
   static constexpr int kWave = 64;
-  static constexpr int kQW = 32;
-  static_assert(BM == kQW * WAVES, "block_m = 32 * waves");
+  // Query rows per wave: 32 (v_mfma_f32_32x32x16), or 16 (v_mfma_f32_16x16x32)
+  // for the one-wave tiles of the large heads (ArchInfo.rows_by_head).
+  static constexpr int kQW = BM / WAVES;
+  static_assert(BM == kQW * WAVES && (kQW == 32 || (kQW == 16 && WAVES == 1 && HEAD % 32 == 0)),
+                "block_m = 32 * waves, or 16 for a one-wave tile with head size % 32 == 0");
+  static constexpr bool kN16 = kQW == 16;
+  static constexpr int kAcc = kN16 ? 4 : 16;  // accumulator registers of one MFMA output tile
+  static constexpr int kKD = kN16 ? 32 : 16;  // MFMA depth (K)
+  static constexpr int kParts = kWave / kQW;  // lanes per row: 2 (32 rows) or 4 (16 rows)
   static constexpr int kThreads = kWave * WAVES;
   // One-wave tiles with 64 < HEAD <= 256 and a fixed block size read K straight
   // from memory into the MFMA A operand, and Q again every tile (config.hpp
   // mfma_k_direct): no K in LDS, no Q in registers.
   static constexpr bool kKDirect = mfma_k_direct(HEAD, BM, BLOCK);
-  static constexpr int kDP = (HEAD + 31) / 32 * 32;  // output dims padded to the 32-wide MFMA tile
+  static constexpr int kDP = (HEAD + kQW - 1) / kQW * kQW;  // output dims padded to the MFMA tile
   static constexpr int kKRow = HEAD + 8;             // K tile row, elements (16-byte multiple, spreads banks)
   static constexpr int kVRow = BN + 8;               // V^T tile row, elements
   static constexpr uint32_t kKElems = kKDirect ? 0u : (uint32_t)(BN * kKRow);
-  static constexpr uint32_t kStageElems = kKElems + (uint32_t)(HEAD * kVRow);
-  static_assert(kStageElems * 2u == attn_lds_stage_bytes(HEAD, BN, !kKDirect), "LDS layout (config.hpp)");
+  // V^T is staged in kVS slices of kVH head dims per KV tile (config.hpp
+  // mfma_v_slices: two halves for the 16-row tiles, whose LDS then fits 4
+  // waves per SIMD; one slice, the whole head, elsewhere).
+  static constexpr int kVS = mfma_v_slices(BM);
+  static_assert(kVS == 1 || (kKDirect && HEAD % (16 * kVS) == 0), "V^T slices: K read from memory, whole O^T tiles");
+  static constexpr int kVH = HEAD / kVS;
+  static constexpr uint32_t kStageElems = kKElems + (uint32_t)(kVH * kVRow);
+  static_assert(kStageElems * 2u == attn_lds_stage_bytes(HEAD, BN, !kKDirect, kVS), "LDS layout (config.hpp)");
   static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN, BLOCK);
   static constexpr int kStages = (int)(kLdsBytes / (kStageElems * 2u));  // 2: LDS double buffer
   static_assert(kLdsBytes <= lds_budget(A), "LDS budget");
-  static constexpr int kST = BN / 32;        // S^T tiles per KV tile
-  static constexpr int kDT = kDP / 32;       // O^T tiles
-  static constexpr int kKK = HEAD / 16;      // 16-deep MFMA steps over the head
-  static constexpr int kChunks = HEAD / 8;   // 8-element chunks of a row
+  static constexpr int kST = BN / kQW;       // S^T tiles per KV tile
+  static constexpr int kDT = kDP / kQW;      // O^T tiles
+  static constexpr int kKK = HEAD / kKD;     // MFMA steps over the head
+  static constexpr int kChunks = kVH / 8;    // 8-element chunks of a staged row (of one V^T slice)
   // The generic instance serves unaligned problems too (run-time check).
   static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
   // Staging unit: kUK consecutive keys x one 8-element chunk. kUK is the
@@ -98,16 +123,21 @@ struct AttnBodyMfma {
   static constexpr bool kFp8 = sizeof(KVT) == 1;
   // kKDirect: K/Q fragment pairs in flight per scheduling group (fp8 K is
   // widened on the way: smaller groups interleave the conversions and MFMAs;
-  // d256 at 2 waves per SIMD has the registers for 8).
-  static constexpr int kKGroup = kFp8 ? 2 : HEAD > 192 ? 8 : 4;
+  // 3D d112: 2 (1103 -> 1035 llvm-mca cycles at 4 waves per SIMD; the 2D
+  // d112 tile needs 165 VGPRs with 2); 16-row tiles load 2 K fragments per group;
+  // 32-row d256 at 2 waves per SIMD has the registers for 8).
+  static constexpr int kKGroup = kN16 ? 1 : kFp8 || (HEAD == 112 && P == Path::k3D) ? 2 : HEAD > 192 ? 8 : 4;
+  // 16-row tiles: V^T fragments in flight per scheduling group of the P.V step.
+  static constexpr int kVGroup = 4;
   // Waves per SIMD the register allocation must allow (gfx950 has 512
   // VGPR+AGPR per SIMD lane, VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4
   // ISA, "VGPR and AGPR" allocation): K-direct tiles up to d128: 4 (<= 128)
-  // except the 2D d112 tile (it spills at 128: 3); d192: 3 (<= 168: 96
-  // accumulators); d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
-  // share, and its 20 KiB of V^T allow 8 workgroups per CU anyway). Else at
-  // least 2, 1 for the one-wave tiles above d128 that keep K in LDS (generic).
-  static constexpr int kWavesPerEU = kKDirect ? (HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D) ? 2 : 4)
+  // except the 2D d112 tile (it spills at 128: 3); the 16-row d192 / d256
+  // tiles: 4 (48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
+  // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
+  // share). Else at least 2, 1 for the one-wave tiles above d128 that keep K
+  // in LDS (generic).
+  static constexpr int kWavesPerEU = kKDirect ? (kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
   // registers are needed for Q and the accumulators (HEAD > 128).
@@ -118,21 +148,43 @@ struct AttnBodyMfma {
   using Raw = dl::vec<uint32_t, kFp8 ? 2 : 4>;
 
   // Key (within the KV tile) of score register r of S^T tile st for `part`.
-  UATTN_INLINE static int key_of(int st, int r, int part) { return 32 * st + 16 * (r >> 3) + 8 * part + (r & 7); }
-  // MFMA row of S^T that holds key k (k < 32): the inverse of the permutation above.
-  UATTN_INLINE static int row_key(int i) { return (i & 3) | ((i & 4) << 1) | ((i & 8) >> 1) | (i & 16); }
+  //  32 rows: 32 st + 16 (r / 8) + 8 part + r % 8;
+  //  16 rows: 32 (st / 2) + 8 part + 4 (st % 2) + r: the two S^T tiles of a
+  //           32-key step give a lane 8 consecutive keys (one P.V B operand).
+  UATTN_INLINE static int key_of(int st, int r, int part) {
+    if constexpr (kN16) return 32 * (st >> 1) + 8 * part + 4 * (st & 1) + r;
+    return 32 * st + 16 * (r >> 3) + 8 * part + (r & 7);
+  }
+  // Key held by MFMA row i of S^T tile st (the A operand row a lane loads): the
+  // row of C register r of part p is i = 4 p + r % 4 (+ 8 (r / 4) for 32 rows).
+  UATTN_INLINE static int key_row(int st, int i) {
+    if constexpr (kN16) return key_of(st, i & 3, i >> 2);
+    return 32 * st + ((i & 3) | ((i & 4) << 1) | ((i & 8) >> 1) | (i & 16));
+  }
   // First of the 4 consecutive head dims of accumulator registers 4 g .. 4 g + 3 of tile dt.
-  UATTN_INLINE static int d_of(int dt, int g, int part) { return 32 * dt + 8 * g + 4 * part; }
+  UATTN_INLINE static int d_of(int dt, int g, int part) { return kQW * dt + 8 * g + 4 * part; }
 
   // v_max_f32 (a NaN score still reaches the output through exp2 and the sums).
   UATTN_INLINE static float vmax(float a, float b) { return __builtin_fmaxf(a, b); }
-  UATTN_INLINE static float row_max(float v) { return vmax(v, dl::shfl_xor(v, 32)); }
-  UATTN_INLINE static float row_sum(float v) { return v + dl::shfl_xor(v, 32); }
+  // A row's lanes: l, l ^ 32 (32 rows); l, l ^ 16, l ^ 32, l ^ 48 (16 rows).
+  UATTN_INLINE static float row_max(float v) {
+    if constexpr (kN16) v = vmax(v, dl::shfl_xor(v, 16));
+    return vmax(v, dl::shfl_xor(v, 32));
+  }
+  UATTN_INLINE static float row_sum(float v) {
+    if constexpr (kN16) v += dl::shfl_xor(v, 16);
+    return v + dl::shfl_xor(v, 32);
+  }
+  // One MFMA of the wave's tile shape: 32x32x16 or 16x16x32.
+  UATTN_INLINE static void mma(const dl::vec<CT, 8>& a, const dl::vec<CT, 8>& b, dl::vec<float, kAcc>& c) {
+    if constexpr (kN16) dl::mfma_16x16x32(a, b, c);
+    else dl::mfma_32x32x16(a, b, c);
+  }
 
   // Per-lane state of the tile loop.
   struct State {
     dl::vec<CT, 8> qf[kKDirect ? 1 : kKK];  // Q row as MFMA B fragments (read per tile with kKDirect)
-    float acc[kDT][16];       // O^T accumulators
+    float acc[kDT][kAcc];     // O^T accumulators
     float m_i, l_i;           // running max (log2 units, row-shared), running sum (this lane's keys)
     Raw k_raw[kUPL][kUK], v_raw[kUPL][kUK];  // the next tile, staged in registers
   };
@@ -204,20 +256,25 @@ struct AttnBodyMfma {
   // kv_hi) are replaced by the nearest key inside (their scores are masked,
   // and no block_table entry outside the sequence's range is read).
   template <bool kAligned, bool kClamp, int kFirst = 0, int kCount = kUPL>
-  UATTN_INLINE static void stage_load(const Ctx& c, State& s, int tile) {
+  UATTN_INLINE static void stage_load(const Ctx& c, State& s, int tile, int vs = 0) {
     const AttnParams& p = *c.p;
     const KVT* kc = static_cast<const KVT*>(p.k_cache);
     const KVT* vc = static_cast<const KVT*>(p.v_cache);
     const int k0 = tile * BN;
+    // Later V^T slices recompute their keys' addresses from an opaque thread
+    // id: kept from the first slice instead, they stay live across the scores
+    // (d256: 16 VGPRs, and spills at 4 waves per SIMD).
+    int tid = c.tid;
+    if (vs > 0) dl::pin(tid);
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
-      int u = c.tid + i * kThreads;
+      int u = tid + i * kThreads;
       if constexpr (kPinGuard) dl::pin(u);  // opaque per tile: no loop unswitching on the guard
       if (kUnitGuard && u >= kUnits) break;
       int g, d0;
-      unit_at(c.tid, i, g, d0);
+      unit_at(tid, i, g, d0);
       const int64_t head_off_k = (int64_t)c.kvh * p.k_stride_head + d0;
-      const int64_t head_off_v = (int64_t)c.kvh * p.v_stride_head + d0;
+      const int64_t head_off_v = (int64_t)c.kvh * p.v_stride_head + d0 + vs * kVH;  // V^T slice vs
       if constexpr (!kClamp && BLOCK > 0 && BLOCK % kUK == 0) {
         const int j = k0 + kUK * g;  // kUK keys in one block
         const int64_t blk = c.bt[j / BLOCK];
@@ -267,7 +324,7 @@ struct AttnBodyMfma {
   UATTN_INLINE static void stage_store(const Ctx& c, const State& s, int buf) {
     const uint32_t base = (uint32_t)buf * kStageElems * 2u;
     const dl::Lds<CT> k_lds{c.lds, base, kKElems};
-    const dl::Lds<CT> v_lds{c.lds, base + kKElems * 2u, (uint32_t)(HEAD * kVRow)};
+    const dl::Lds<CT> v_lds{c.lds, base + kKElems * 2u, (uint32_t)(kVH * kVRow)};
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
       int u = c.tid + i * kThreads;
@@ -296,18 +353,18 @@ struct AttnBodyMfma {
 
   // Without prefetch: load and store a group of units covering 4 keys at a
   // time (a scheduling fence between groups bounds the registers in flight to
-  // 8 chunks); 16 keys for the K-direct d256 tiles, whose 2-wave register
+  // 8 chunks); 16 keys for 32-row K-direct d256 tiles, whose 2-wave register
   // share holds the 16 V chunks (d256 one-wave loop: 1834 -> 1312 llvm-mca
-  // cycles).
-  static constexpr int kDirectStep = (kKDirect && HEAD > 192 ? 16 : 4) / kUK;
+  // cycles; the default records give d256 one-wave tiles 16 rows, 4 keys).
+  static constexpr int kDirectStep = (kKDirect && HEAD > 192 && !kN16 ? 16 : 4) / kUK;
   template <bool kAligned, bool kClamp, int kFirst = 0>
-  UATTN_INLINE static void stage_direct(const Ctx& c, State& s, int tile, int buf) {
+  UATTN_INLINE static void stage_direct(const Ctx& c, State& s, int tile, int buf, int vs = 0) {
     if constexpr (kFirst < kUPL) {
       constexpr int n = kUPL - kFirst < kDirectStep ? kUPL - kFirst : kDirectStep;
-      stage_load<kAligned, kClamp, kFirst, n>(c, s, tile);
+      stage_load<kAligned, kClamp, kFirst, n>(c, s, tile, vs);
       stage_store<kFirst, n>(c, s, buf);
       dl::sched_barrier();
-      stage_direct<kAligned, kClamp, kFirst + n>(c, s, tile, buf);
+      stage_direct<kAligned, kClamp, kFirst + n>(c, s, tile, buf, vs);
     }
   }
 
@@ -319,48 +376,58 @@ struct AttnBodyMfma {
     const AttnParams& p = *c.p;
     const uint32_t base = (uint32_t)buf * kStageElems * 2u;
     const dl::Lds<CT> k_lds{c.lds, base, kKElems};
-    const dl::Lds<CT> v_lds{c.lds, base + kKElems * 2u, (uint32_t)(HEAD * kVRow)};
     const int k0 = tile * BN;
 
     // S^T = K Q^T
-    float sc[kST][16];
+    float sc[kST][kAcc];
+    dl::vec<float, kAcc> a[kST];
     UATTN_UNROLL
-    for (int st = 0; st < kST; ++st) {
-      dl::vec<float, 16> a;
+    for (int st = 0; st < kST; ++st)
       UATTN_UNROLL
-      for (int r = 0; r < 16; ++r) a[r] = 0.0f;
-      const int krow = 32 * st + row_key(c.qcol);
-      if constexpr (kKDirect) {
-        // This lane's A rows: key krow of the tile, dims 16 kk + 8 part.
+      for (int r = 0; r < kAcc; ++r) a[st][r] = 0.0f;
+    if constexpr (kKDirect) {
+      // This lane's A rows: key key_row(st, qcol) of each S^T tile, dims
+      // kKD kk + 8 part; each Q fragment serves every S^T tile.
+      const KVT* kc = static_cast<const KVT*>(p.k_cache);
+      int64_t kb[kST];
+      UATTN_UNROLL
+      for (int st = 0; st < kST; ++st) {
         int64_t blk;
         int slot;
-        key_slot<kMasked>(c, k0 + krow, blk, slot);  // masked tiles: keys outside [kv_lo, kv_hi) are masked below
-        const KVT* kc = static_cast<const KVT*>(p.k_cache);
-        const int64_t kb = blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot +
-                           (int64_t)c.kvh * p.k_stride_head + 8 * c.part;
-        UATTN_UNROLL
-        for (int kk = 0; kk < kKK; ++kk) {
-          const dl::vec<CT, 8> kf = widen(load_chunk<kAligned>(kc, kb + 16 * kk));
-          dl::vec<CT, 8> qf;
-          if constexpr (kAligned) {
-            qf = dl::ldg<8>(c.qrow + 16 * kk + 8 * c.part);
-          } else {
-            UATTN_UNROLL
-            for (int e = 0; e < 8; ++e) qf[e] = c.qrow[16 * kk + 8 * c.part + e];
-          }
-          dl::mfma_32x32x16(kf, qf, a);
-          if (kk % kKGroup == kKGroup - 1) dl::sched_barrier();  // bounds the K/Q fragments in flight
-        }
-      } else {
-        UATTN_UNROLL
-        for (int kk = 0; kk < kKK; ++kk) {
-          const dl::vec<CT, 8> kf = k_lds.template ld_vec<8>((uint32_t)(krow * kKRow + 16 * kk + 8 * c.part));
-          dl::mfma_32x32x16(kf, s.qf[kk], a);
-        }
+        key_slot<kMasked>(c, k0 + key_row(st, c.qcol), blk, slot);  // masked tiles: keys outside [kv_lo, kv_hi) are masked below
+        kb[st] = blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + (int64_t)c.kvh * p.k_stride_head + 8 * c.part;
       }
       UATTN_UNROLL
-      for (int r = 0; r < 16; ++r) sc[st][r] = a[r];
+      for (int kk = 0; kk < kKK; ++kk) {
+        dl::vec<CT, 8> kf[kST];
+        UATTN_UNROLL
+        for (int st = 0; st < kST; ++st) kf[st] = widen(load_chunk<kAligned>(kc, kb[st] + kKD * kk));
+        dl::vec<CT, 8> qf;
+        if constexpr (kAligned) {
+          qf = dl::ldg<8>(c.qrow + kKD * kk + 8 * c.part);
+        } else {
+          UATTN_UNROLL
+          for (int e = 0; e < 8; ++e) qf[e] = c.qrow[kKD * kk + 8 * c.part + e];
+        }
+        UATTN_UNROLL
+        for (int st = 0; st < kST; ++st) mma(kf[st], qf, a[st]);
+        if (kk % kKGroup == kKGroup - 1) dl::sched_barrier();  // bounds the K/Q fragments in flight
+      }
+    } else {
+      UATTN_UNROLL
+      for (int st = 0; st < kST; ++st) {
+        const int krow = key_row(st, c.qcol);
+        UATTN_UNROLL
+        for (int kk = 0; kk < kKK; ++kk) {
+          const dl::vec<CT, 8> kf = k_lds.template ld_vec<8>((uint32_t)(krow * kKRow + kKD * kk + 8 * c.part));
+          mma(kf, s.qf[kk], a[st]);
+        }
+      }
     }
+    UATTN_UNROLL
+    for (int st = 0; st < kST; ++st)
+      UATTN_UNROLL
+      for (int r = 0; r < kAcc; ++r) sc[st][r] = a[st][r];
 
     // Logits in log2 units (SPEC.md s.1 steps 1-5) and the tile's row max.
     float mx = kNegInf;
@@ -371,13 +438,13 @@ struct AttnBodyMfma {
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
-        for (int r = 0; r < 16; ++r) mx = vmax(mx, sc[st][r]);
+        for (int r = 0; r < kAcc; ++r) mx = vmax(mx, sc[st][r]);
       mx *= c.qk_log2;
     } else {
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
-        for (int r = 0; r < 16; ++r) {
+        for (int r = 0; r < kAcc; ++r) {
           const int j = k0 + key_of(st, r, c.part);
           float v = sc[st][r] * c.qk_log2;
           if constexpr (kCap) {  // branch-free: both forms computed, one selected
@@ -411,40 +478,59 @@ struct AttnBodyMfma {
     UATTN_UNROLL
     for (int st = 0; st < kST; ++st)
       UATTN_UNROLL
-      for (int r = 0; r < 16; ++r) {
+      for (int r = 0; r < kAcc; ++r) {
         const float x = raw ? __builtin_fmaf(sc[st][r], c.qk_log2, -m_use) : sc[st][r] - m_use;
         sc[st][r] = dl::exp2(x);
         sum += sc[st][r];
       }
     s.l_i = s.l_i * alpha + sum;
     s.m_i = m_new;
+    // 16 rows: each O^T tile is rescaled right before its first P.V step.
     UATTN_UNROLL
-    for (int dt = 0; dt < kDT; ++dt)
+    for (int dt = 0; dt < (kN16 ? 0 : kDT); ++dt)
       UATTN_UNROLL
-      for (int r = 0; r < 16; ++r) s.acc[dt][r] *= alpha;
+      for (int r = 0; r < kAcc; ++r) s.acc[dt][r] *= alpha;
 
-    // O^T += V^T P^T, 16 keys per step.
+    // O^T += V^T P^T, one V^T slice after the other (the first is staged).
+    pv(c, s, sc, alpha, buf, 0);
     UATTN_UNROLL
-    for (int st = 0; st < kST; ++st)
+    for (int vs = 1; vs < kVS; ++vs) {
+      dl::barrier();
+      stage_direct<kAligned, kMasked>(c, s, tile, buf, vs);
+      dl::barrier();
+      pv(c, s, sc, alpha, buf, vs);
+    }
+  }
+
+  // O^T tiles of V^T slice vs += V^T P^T, kKD keys per step: this lane's B
+  // operand is 8 consecutive keys, 8 part + kKD ks (key_of), of its row. 16
+  // rows: each O^T tile is rescaled by alpha right before its first step.
+  UATTN_INLINE static void pv(const Ctx& c, State& s, const float (&sc)[kST][kAcc], float alpha, int buf, int vs) {
+    const uint32_t base = (uint32_t)buf * kStageElems * 2u;
+    const dl::Lds<CT> v_lds{c.lds, base + kKElems * 2u, (uint32_t)(kVH * kVRow)};
+    UATTN_UNROLL
+    for (int ks = 0; ks < BN / kKD; ++ks) {
+      dl::vec<CT, 8> pf;
       UATTN_UNROLL
-      for (int ks = 0; ks < 2; ++ks) {
-        dl::vec<CT, 8> pf;
+      for (int e = 0; e < 8; ++e)
+        pf[e] = dl::from_f32<CT>(kN16 ? sc[2 * ks + e / 4][e % 4] : sc[ks / 2][8 * (ks % 2) + e]);
+      UATTN_UNROLL
+      for (int dt = vs * (kDT / kVS); dt < (vs + 1) * (kDT / kVS); ++dt) {
+        int d = kQW * dt + c.qcol;  // dims past HEAD read a real row; their sums are never stored
+        d = d < HEAD ? d : HEAD - 1;
+        const dl::vec<CT, 8> vf =
+            v_lds.template ld_vec<8>((uint32_t)((d - vs * kVH) * kVRow + kKD * ks + 8 * c.part));
+        dl::vec<float, kAcc> o;
         UATTN_UNROLL
-        for (int e = 0; e < 8; ++e) pf[e] = dl::from_f32<CT>(sc[st][8 * ks + e]);
+        for (int r = 0; r < kAcc; ++r) o[r] = (kN16 && ks == 0) ? s.acc[dt][r] * alpha : s.acc[dt][r];
+        mma(vf, pf, o);
         UATTN_UNROLL
-        for (int dt = 0; dt < kDT; ++dt) {
-          int d = 32 * dt + c.qcol;  // dims past HEAD read a real row; their sums are never stored
-          d = d < HEAD ? d : HEAD - 1;
-          const dl::vec<CT, 8> vf =
-              v_lds.template ld_vec<8>((uint32_t)(d * kVRow + 32 * st + 16 * ks + 8 * c.part));
-          dl::vec<float, 16> o;
-          UATTN_UNROLL
-          for (int r = 0; r < 16; ++r) o[r] = s.acc[dt][r];
-          dl::mfma_32x32x16(vf, pf, o);
-          UATTN_UNROLL
-          for (int r = 0; r < 16; ++r) s.acc[dt][r] = o[r];
-        }
+        for (int r = 0; r < kAcc; ++r) s.acc[dt][r] = o[r];
+        // 16 rows: bounds the V^T fragments in flight (the scheduler would
+        // otherwise read all of them ahead: 32 registers per slice at d256).
+        if (kN16 && dt % kVGroup == kVGroup - 1) dl::sched_barrier();
       }
+    }
   }
 
   // ---- the tile loops --------------------------------------------------------
@@ -489,7 +575,9 @@ struct AttnBodyMfma {
         // Three plain loops (boundary tiles before the interior, after it,
         // the interior) in the order of tile_at: with one masked loop over
         // both boundary ranges the compiler nests a loop in it, and the 3D
-        // window and d112 tiles then spill at 4 waves per SIMD.
+        // window and d112 tiles then spill at 4 waves per SIMD. (Not in 2D:
+        // there three loops made the d112 tiles of block size 32 / 64 and the
+        // d128 tile of block size 32 spill 2-3 registers at 4 waves per SIMD.)
         _Pragma("unroll 1")
         for (int t = c.w.t0; t < f0; ++t) {
           stage_direct<kAligned, true>(c, s, t, buf);
@@ -540,8 +628,8 @@ struct AttnBodyMfma {
     UATTN_UNROLL
     for (int dt = 0; dt < kDT; ++dt)
       UATTN_UNROLL
-      for (int g = 0; g < 4; ++g) {
-        if (32 * dt + 8 * g >= HEAD) continue;  // compile time: HEAD % 16 == 0
+      for (int g = 0; g < kAcc / 4; ++g) {
+        if (d_of(dt, g, 0) >= HEAD) continue;  // compile time: HEAD % 16 == 0
         const int d = d_of(dt, g, c.part);
         dl::vec<OT, 4> v;
         UATTN_UNROLL
@@ -571,8 +659,8 @@ struct AttnBodyMfma {
       UATTN_UNROLL
       for (int dt = 0; dt < kDT; ++dt)
         UATTN_UNROLL
-        for (int g = 0; g < 4; ++g) {
-          if (32 * dt + 8 * g >= HEAD) continue;
+        for (int g = 0; g < kAcc / 4; ++g) {
+          if (d_of(dt, g, 0) >= HEAD) continue;
           dl::vec<float, 4> v;
           UATTN_UNROLL
           for (int e = 0; e < 4; ++e) v[e] = s.acc[dt][4 * g + e] * p.v_scale;
@@ -598,10 +686,10 @@ struct AttnBodyMfma {
     for (int kk = 0; kk < (kKDirect ? 0 : kKK); ++kk) {
       dl::vec<CT, 8> v;
       if constexpr (kAligned) {
-        v = dl::ldg<8>(qrow + 16 * kk + 8 * c.part);
+        v = dl::ldg<8>(qrow + kKD * kk + 8 * c.part);
       } else {
         UATTN_UNROLL
-        for (int e = 0; e < 8; ++e) v[e] = qrow[16 * kk + 8 * c.part + e];
+        for (int e = 0; e < 8; ++e) v[e] = qrow[kKD * kk + 8 * c.part + e];
       }
       UATTN_UNROLL
       for (int e = 0; e < 8; ++e) s.qf[kk][e] = c.row_valid ? v[e] : (CT)0.0f;
@@ -662,13 +750,13 @@ struct AttnBodyMfma {
     if constexpr (kSink) {
       if (p.sinks != nullptr && c.row_valid && (P == Path::k2D || dl::block_id_z() == 0)) {
         s.m_i = p.sinks[c.head] * kLog2e;
-        s.l_i = c.part == 0 ? 1.0f : 0.0f;  // the row sum is split over the row's two lanes
+        s.l_i = c.part == 0 ? 1.0f : 0.0f;  // the row sum is split over the row's lanes
       }
     }
     UATTN_UNROLL
     for (int dt = 0; dt < kDT; ++dt)
       UATTN_UNROLL
-      for (int r = 0; r < 16; ++r) s.acc[dt][r] = 0.0f;
+      for (int r = 0; r < kAcc; ++r) s.acc[dt][r] = 0.0f;
 
     if constexpr (kGeneric) {
       // One instance, every problem: the loops are chosen once per workgroup,

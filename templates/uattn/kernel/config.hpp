@@ -29,7 +29,8 @@ constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).ld
 //    V^T [head][block_n + 8] in the compute dtype (2 bytes); two stages (double
 //    buffer) for multi-wave workgroups when they fit in 80 KiB, else one.
 //    One-wave tiles with 64 < head <= 256 and a fixed block size read K
-//    straight from memory (mfma_k_direct): V^T only.
+//    straight from memory (mfma_k_direct): V^T only (in two halves of the head
+//    for the 16-row tiles, mfma_v_slices).
 //  block_size: the instance's, 0 for any (the generic instance).
 //  dot2 body (attention_dot2.hpp): K/V are read straight from memory; Q and P
 //    are staged, [block_m][lds_row].
@@ -42,14 +43,18 @@ constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).ld
 constexpr bool mfma_k_direct(int head, int block_m, int block_size) {
   return block_m <= 32 && head > 64 && head <= 256 && block_size > 0;
 }
-constexpr uint32_t attn_lds_stage_bytes(int head, int block_n, bool k_in_lds = true) {
-  return (uint32_t)(((k_in_lds ? block_n * (head + 8) : 0) + head * (block_n + 8)) * 2);
+// V^T slices per KV tile: the 16-row one-wave tiles (block_m 16, d192 / d256)
+// stage V^T in two halves of the head, so it takes 7.5 / 10 KiB of LDS (16
+// workgroups per CU: 4 waves per SIMD); every other tile stages it whole.
+constexpr int mfma_v_slices(int block_m) { return block_m == 16 ? 2 : 1; }
+constexpr uint32_t attn_lds_stage_bytes(int head, int block_n, bool k_in_lds = true, int v_slices = 1) {
+  return (uint32_t)(((k_in_lds ? block_n * (head + 8) : 0) + head / v_slices * (block_n + 8)) * 2);
 }
 constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n, int block_size = 0) {
   uint32_t bytes = 0;
   switch (matrix_insn(a)) {  // no default: a new kind must say how its tiles are laid out
     case MatrixInsn::mfma_32x32x16:
-      bytes = attn_lds_stage_bytes(head, block_n, !mfma_k_direct(head, block_m, block_size)) *
+      bytes = attn_lds_stage_bytes(head, block_n, !mfma_k_direct(head, block_m, block_size), mfma_v_slices(block_m)) *
               (block_m > 32 && 2u * attn_lds_stage_bytes(head, block_n) <= 80u * 1024u ? 2u : 1u);
       break;
     case MatrixInsn::dot2:
