@@ -232,6 +232,13 @@ TEST(Mfma16, LayoutPositions) {
     }
 }
 
+TEST(Mfma16, Wave32IsAnError) {
+  MfmaCase<dl::f16, 16> mc;
+  Result r = mc.run(k_mfma16_f16, "k_mfma16_f16", 32);
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(contains(r.error, "wave64")) << r.error;
+}
+
 TEST(Mfma, Wave32IsAnError) {
   MfmaCase<dl::bf16> mc;
   Result r = mc.run(k_mfma_bf16, "k_mfma_bf16", 32);

@@ -63,7 +63,6 @@ struct AttnBodyMfma {
   static constexpr bool kN16 = kQW == 16;
   static constexpr int kAcc = kN16 ? 4 : 16;  // accumulator registers of one MFMA output tile
   static constexpr int kKD = kN16 ? 32 : 16;  // MFMA depth (K)
-  static constexpr int kParts = kWave / kQW;  // lanes per row: 2 (32 rows) or 4 (16 rows)
   static constexpr int kThreads = kWave * WAVES;
   // One-wave tiles with 64 < HEAD <= 256 and a fixed block size read K straight
   // from memory into the MFMA A operand, and Q again every tile (config.hpp

@@ -44,8 +44,9 @@ constexpr bool mfma_k_direct(int head, int block_m, int block_size) {
   return block_m <= 32 && head > 64 && head <= 256 && block_size > 0;
 }
 // V^T slices per KV tile: the 16-row one-wave tiles (block_m 16, d192 / d256)
-// stage V^T in two halves of the head, so it takes 7.5 / 10 KiB of LDS (16
-// workgroups per CU: 4 waves per SIMD); every other tile stages it whole.
+// stage V^T in two halves of the head, so it takes 7.5 / 10 KiB of LDS (21 /
+// 16 workgroups in 160 KiB: at least 4 waves per SIMD); every other tile
+// stages it whole.
 constexpr int mfma_v_slices(int block_m) { return block_m == 16 ? 2 : 1; }
 constexpr uint32_t attn_lds_stage_bytes(int head, int block_n, bool k_in_lds = true, int v_slices = 1) {
   return (uint32_t)(((k_in_lds ? block_n * (head + 8) : 0) + head / v_slices * (block_n + 8)) * 2);
