@@ -20,7 +20,14 @@ using namespace uattn;
 namespace {
 
 constexpr Arch kArch = Arch::FAULT_ARCH;
-using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, 64, 0, kFeatAll, rows_per_wave(kArch), 32, 1>;
+#if defined(FAULT_TILE16)
+// gfx950's 16-row one-wave tile (as uattn_gfx950_2d_f16_f16_d256_b16_win_m16n32w1).
+constexpr int kHead = 256, kBlock = 16;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow, 16, 32, 1>;
+#else
+constexpr int kHead = 64, kBlock = 13;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, rows_per_wave(kArch), 32, 1>;
+#endif
 
 void kernel(AttnParams p) { K::run(p, dl::host::lds_base()); }
 
@@ -34,8 +41,8 @@ struct Outcome { hostexec::Result launch; uattn::testing::CompareResult cmp; };
 Outcome run_once() {
   uattn::testing::ProblemSpec s{};
   s.q_dtype = s.kv_dtype = s.out_dtype = DType::f16;
-  s.head_size = 64;
-  s.block_size = 13;
+  s.head_size = kHead;
+  s.block_size = kBlock;
   s.num_kv_heads = 2;
   s.num_q_heads = 6;  // qpk 3: rows do not fill the last wave
   s.seqs = {{5, 70}, {1, 40}, {0, 3}};
