@@ -220,7 +220,11 @@ BUILTIN_ARCHS = (
     ArchInfo("gfx1030", wave_size=32, matrix_insn="dot2", rows_per_wave=8, head_pad=4,
              lds_row_pad=32, lds_budget=64 * 1024, cu_count=72, offload_target="gfx1030",
              vgprs_per_simd=1024, max_waves_per_simd=16, lds_per_cu=128 * 1024,
-             cus_per_reported_unit=2, simds_per_cu=2, mem_bytes_per_cycle=205, launch_cycles=5000),
+             cus_per_reported_unit=2, simds_per_cu=2, mem_bytes_per_cycle=205, launch_cycles=5000,
+             # one-wave tiles of a fixed block size at d256: 4 rows, whose 32
+             # accumulator registers and 2304 B of LDS fit 8 waves per SIMD (8
+             # rows: 64 accumulators, spills at 128 VGPRs); attention_dot2.hpp
+             rows_by_head=(("small", 256, 4),)),
 )
 ARCHS = tuple(a.name for a in BUILTIN_ARCHS)   # the built-in architectures, table order
 

@@ -20,10 +20,13 @@ using namespace uattn;
 namespace {
 
 constexpr Arch kArch = Arch::FAULT_ARCH;
-#if defined(FAULT_TILE16)
-// gfx950's 16-row one-wave tile (as uattn_gfx950_2d_f16_f16_d256_b16_win_m16n32w1).
+#if defined(FAULT_NARROW)
+// The narrow one-wave tile: gfx950's 16 rows (as
+// uattn_gfx950_2d_f16_f16_d256_b16_win_m16n32w1), gfx1030's 4 rows (as
+// uattn_gfx1030_2d_f16_f16_d256_b16_win_m4n32w1).
 constexpr int kHead = 256, kBlock = 16;
-using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow, 16, 32, 1>;
+constexpr int kRows = matrix_insn(kArch) == MatrixInsn::dot2 ? 4 : 16;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow, kRows, 32, 1>;
 #else
 constexpr int kHead = 64, kBlock = 13;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, rows_per_wave(kArch), 32, 1>;

@@ -3,10 +3,12 @@
 //
 // Same launch contract as AttnKernel (attention.hpp): grid x = floor(num_tokens *
 // qpk / BM) + num_seqs (spare workgroups exit), y = num_kv_heads, z =
-// num_segments; BM = 8 * WAVES packed rows (row m = token m / qpk, query head
+// num_segments; BM = R * WAVES packed rows (row m = token m / qpk, query head
 // kv_head * qpk + m % qpk). 3D writes ws_acc / ws_max / ws_sum like attention.hpp.
 //
-// Each wave owns 8 packed rows and walks only the KV tiles those rows can see;
+// Each wave owns R packed rows (R = 8; 4 in the one-wave d256 tiles of a fixed
+// block size, whose 8-row accumulators would cap them below 8 waves per SIMD:
+// ArchInfo.rows_by_head in generator/uattn_gen/model.py) and walks only the KV tiles those rows can see;
 // the waves of a workgroup share nothing, so the kernel has no workgroup
 // barrier. KV tile = 32 keys, straight-line (every loop inside it is unrolled)
 // and software-pipelined: K/V loads run kLK / kLV steps ahead of their use and
@@ -16,16 +18,17 @@
 //
 // Lane roles (lane = 0..31 of a wave):
 //   QK:  lane = key k0 + lane of the tile. The lane loads its own key's K row
-//        straight from the paged cache (16-byte loads) and computes the 8
+//        straight from the paged cache (16-byte loads) and computes the R
 //        scores s[r] = q_r . k (v_dot2_f32_f16 over 8-dim chunks); q_r chunks are
 //        broadcast LDS reads (every lane reads the same 16 bytes), issued kQA
-//        reads ahead of their use (4 rows of a chunk per step).
+//        reads ahead of their use (R / 2 rows of a chunk per step).
 //   softmax: per row max over the 32 lanes with DPP / v_permlanex16 butterflies
 //        (xor 1, 2, 4, 8, 16); the row sum is kept per lane (scaled by the same
 //        alpha) and reduced once after the last tile.
 //   P:   lanes 2i, 2i+1 exchange their p (DPP) and hold the f16 pairs
-//        (p[key 2i], p[key 2i+1]) of rows 0-3 (even lane) / 4-7 (odd lane).
-//   PV:  lane = kDPL head dims (dims lane * kDPL ..), all 8 rows: acc[r][e] +=
+//        (p[key 2i], p[key 2i+1]) of rows 0 .. R/2-1 (even lane) / R/2 .. R-1
+//        (odd lane).
+//   PV:  lane = kDPL head dims (dims lane * kDPL ..), all R rows: acc[r][e] +=
 //        dot2((p_r[2i], p_r[2i+1]), (v[2i][d], v[2i+1][d])); the P pairs are
 //        broadcast by v_readlane into SGPRs (the SGPR operand of v_dot2), so
 //        this phase has no LDS access to wait for. The V row of each key
@@ -34,9 +37,9 @@
 //        takes 6 dims per lane, so the 32 lanes cover the head exactly) and
 //        interleaves key pairs.
 //
-// LDS per wave (bytes): Q [8 rows][HEAD] f16 (16 * HEAD), then 512 bytes the
-// body does not use (attn_lds_bytes() / WAVES, config.hpp, still counts a P
-// area of [16 key pairs][8 rows] u32 per wave).
+// LDS per wave (bytes): Q [R rows][HEAD] f16 (2 * R * HEAD), then 64 * R bytes
+// the body does not use (attn_lds_bytes() / WAVES, config.hpp, still counts a P
+// area of [16 key pairs][R rows] u32 per wave).
 //
 // Rows: the vector path loads and stores whole dwords (16-byte K / Q pieces,
 // 4-16-byte V pieces), so q / out / k_cache / v_cache rows must start on a
@@ -179,18 +182,23 @@ struct AttnBodyDot2 {
   static_assert(HEAD % 16 == 0, "head size multiple of 16");
   static constexpr int kWave = wave_size_of(A);
   static_assert(kWave == 32, "wave32 body");
-  static constexpr int kQW = rows_per_wave(A);
-  static_assert(kQW == 8, "8 rows per wave");
-  static_assert(BM == kQW * WAVES, "block_m = rows_per_wave * waves");
+  // Rows per wave: rows_per_wave(A) = 8, or 4 in the one-wave d256 tiles of a
+  // fixed block size (ArchInfo.rows_by_head, generator/uattn_gen/model.py).
+  static constexpr int kQW = BM / WAVES;
+  static_assert(BM == kQW * WAVES && (kQW == rows_per_wave(A) || (kQW == 4 && WAVES == 1)),
+                "block_m = rows per wave (8, or 4 in one-wave tiles) * waves");
   static constexpr int kThreads = kWave * WAVES;
-  // One-wave tiles up to d192 (not the generic instance) are built for 8 waves
-  // per SIMD: amdgpu_waves_per_eu(8) caps them at 128 VGPRs (1024 wave32 VGPRs
-  // per SIMD lane / 8; AMD "RDNA 2" ISA reference guide); the pipeline depths
-  // below are chosen so that they fit without spills. d256 (64 accumulators)
-  // spills at 128 and its LDS allows 7 workgroups per SIMD: no cap.
-  static constexpr int kWavesPerEU = WAVES == 1 && HEAD <= 192 && !(BLOCK == 0 && FEATS == kFeatAll) ? 8 : 1;
+  // One-wave tiles up to d192 and the 4-row d256 tiles (not the generic
+  // instance) are built for 8 waves per SIMD: amdgpu_waves_per_eu(8) caps them
+  // at 128 VGPRs (1024 wave32 VGPRs per SIMD lane / 8; AMD "RDNA 2" ISA
+  // reference guide); the pipeline depths below are chosen so that they fit
+  // without spills. An 8-row d256 wave (64 accumulators) spills at 128 and its
+  // 4608 B of LDS allow 7 workgroups per SIMD: no cap (the generic instance).
+  static constexpr int kWavesPerEU =
+      WAVES == 1 && (HEAD <= 192 || kQW == 4) && !(BLOCK == 0 && FEATS == kFeatAll) ? 8 : 1;
     static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
-  static constexpr int kR = 8;                 // rows per wave
+  static constexpr int kR = kQW;               // rows per wave
+  static constexpr int kH = kR / 2;            // P rows one lane of a key pair holds
   static constexpr int kNC = HEAD / 8;         // 16-byte chunks of 8 f16 per Q/K row
   // V dims per lane: at least 4 bytes per key (fp8 d64 takes 4 dims on half the
   // lanes); 6 at d192 for 2-byte KV (12-byte loads; fp8 keeps 8: whole dwords).
@@ -472,8 +480,10 @@ struct AttnBodyDot2 {
     // reads ahead in the prefill tile, 4 otherwise; one-wave tiles with fp8 KV
     // or QQ-bias: 2 / 4 / 2 (<= 128 VGPRs); d > 128: 2 K pieces, 2 V key pairs
     // (fp8 KV or features: 1), Q 4 (2) reads ahead, <= 160 VGPRs; one-wave d192:
-    // Q 2 reads ahead, bf16 1 K piece / 3 V key pairs (<= 128 VGPRs). The element-load path (unaligned rows)
-    // keeps 1 / 1 / 2.
+    // Q 2 reads ahead, bf16 1 K piece / 3 V key pairs (<= 128 VGPRs); the 4-row
+    // d256 tile (32 accumulators): 4 / 3 / 4 in 124-126 VGPRs (5 / 3 / 4 and
+    // 4 / 4 / 4 reach 128 and spill in some variants). The element-load path
+    // (unaligned rows) keeps 1 / 1 / 2.
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
     constexpr bool kSplitQ = true;  // 4 Q rows per step (8 cost 16 VGPRs more)
     constexpr bool kLean = kFp8 || FEATS != 0;  // fp8 conversion / feature registers
@@ -482,9 +492,10 @@ struct AttnBodyDot2 {
     // K / V conversions need registers too) with 1 / 3 / 2.
     constexpr bool kTight = WAVES == 1 && HEAD > 64 && (HEAD <= 128 ? (kFp8 || kQQ) : HEAD <= 192);
     constexpr bool kTightBf16 = kTight && HEAD > 128 && kBf16 && !kLean;
-    constexpr int kAheadK = !kAl || kTightBf16 ? 1 : HEAD > 128 || kTight ? 2 : 4;
+    constexpr bool kR4 = kR == 4;  // the 4-row d256 tile: 4 / 3 / 4 (<= 128 VGPRs)
+    constexpr int kAheadK = !kAl || kTightBf16 ? 1 : kR4 ? 4 : HEAD > 128 || kTight ? 2 : 4;
     constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight
-    constexpr int kLV = !kAl ? 1 : kTightBf16 ? 3 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 || kTight ? 4 : 3;  // V key pairs in flight
+    constexpr int kLV = !kAl ? 1 : kR4 ? 3 : kTightBf16 ? 3 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 || kTight ? 4 : 3;  // V key pairs in flight
     // Row address of key `key` of the tile (v_readlane of that key's lane).
     auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
       return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
@@ -495,7 +506,7 @@ struct AttnBodyDot2 {
       dl::mem_order();
       dl::sched_barrier();
     };
-    constexpr int kQA = !kAl ? 2 : HEAD <= 64 ? 4 : HEAD <= 128 && WAVES > 1 ? 8 : kTight || (kLean && HEAD > 128) ? 2 : 4;  // Q reads in flight
+    constexpr int kQA = !kAl ? 2 : kR4 ? 4 : HEAD <= 64 ? 4 : HEAD <= 128 && WAVES > 1 ? 8 : kTight || (kLean && HEAD > 128) ? 2 : 4;  // Q reads in flight
     // Q read n (chunk n / kR, row n % kR).
     auto q_ld = [&](int n) -> U4 { return q_lds.ld((uint32_t)((n % kR) * kNC + n / kR)); };
     int64_t koff_n = 0, voff_n = 0;
@@ -559,7 +570,7 @@ struct AttnBodyDot2 {
             if (n + kQA < kNC * kR) qb[n % kQA] = q_ld(n + kQA);
             UATTN_UNROLL
             for (int e = 0; e < 4; ++e) s[r] = dl::fdot2(q.v[e], kw[4 * cc + e], s[r]);
-            if (kSplitQ && r == kR / 2 - 1) step_end(s, kR / 2);  // 4 Q rows per step
+            if (kSplitQ && r == kR / 2 - 1) step_end(s, kR / 2);  // half the rows per step
           }
         }
         if (g == kKG / 2) {  // the first V keys of this tile, in flight during the rest of QK
@@ -598,21 +609,21 @@ struct AttnBodyDot2 {
         for (int e = 0; e < kDPL; ++e) acc[r][e] *= alpha;
       }
 
-      // ---- P packed: lane 2i holds rows 0-3, lane 2i+1 rows 4-7 of key pair i ----
-      U4 w;
+      // ---- P packed: lane 2i holds rows 0 .. kH-1, lane 2i+1 rows kH .. kR-1 of key pair i ----
+      uint32_t w[kH];
       {
         // Bit selects (v_bfi_b32): a `?:` on s[] becomes a dynamically indexed
         // array read, which the compiler lowers to compare/select chains.
         const uint32_t odd = 0u - (uint32_t)(lane & 1);  // all ones in odd lanes
         const uint32_t sh = (uint32_t)(lane & 1) * 16u;
         UATTN_UNROLL
-        for (int i = 0; i < 4; ++i) {
-          const uint32_t lo = dl::float_as_bits(s[i]), hi = dl::float_as_bits(s[4 + i]);
+        for (int i = 0; i < kH; ++i) {
+          const uint32_t lo = dl::float_as_bits(s[i]), hi = dl::float_as_bits(s[kH + i]);
           const uint32_t send = (lo & odd) | (hi & ~odd);
           const uint32_t mine = (hi & odd) | (lo & ~odd);
           const float recv = dl::bits_as_float(dl::xor_lanes<1>(send));
           const uint32_t hm = dot2::h16(dl::bits_as_float(mine)), hr = dot2::h16(recv);
-          w.v[i] = (hm << sh) | (hr << (16u - sh));  // even lane: (mine, recv); odd lane: (recv, mine)
+          w[i] = (hm << sh) | (hr << (16u - sh));  // even lane: (mine, recv); odd lane: (recv, mine)
         }
       }
 
@@ -623,13 +634,14 @@ struct AttnBodyDot2 {
       // The f16 pairs of key pair i come from lanes 2i / 2i + 1 by v_readlane into
       // SGPRs (the SGPR operand of v_dot2): no LDS round trip, so no LDS wait in
       // this phase while V loads are in flight.
-      auto p_get = [&](int kk) -> U4 {
-        U4 o;
+      struct PH { uint32_t v[kH]; };
+      auto p_get = [&](int kk) -> PH {
+        PH o;
         UATTN_UNROLL
-        for (int e = 0; e < 4; ++e) o.v[e] = dl::readlane(w.v[e], kk);
+        for (int e = 0; e < kH; ++e) o.v[e] = dl::readlane(w[e], kk);
         return o;
       };
-      U4 pa_n = p_get(0), pb_n = p_get(1);
+      PH pa_n = p_get(0), pb_n = p_get(1);
       UATTN_UNROLL
       for (int i = 0; i < 16; ++i) {
         if (i + kLV < 16) {
@@ -642,9 +654,11 @@ struct AttnBodyDot2 {
           UATTN_UNROLL
           for (int g = 0; g < kLK; ++g) kr[g] = dot2::ld_row<kAl, (int)sizeof(KVT), 4>(kc + koff_n + 16 * g);
         }
-        const U4 pa = pa_n, pb = pb_n;
+        const PH pa = pa_n, pb = pb_n;
         if (i + 1 < 16) { pa_n = p_get(2 * i + 2); pb_n = p_get(2 * i + 3); }
-        const uint32_t pr[kR] = {pa.v[0], pa.v[1], pa.v[2], pa.v[3], pb.v[0], pb.v[1], pb.v[2], pb.v[3]};
+        uint32_t pr[kR];  // rows 0 .. kH-1 from lane 2i, kH .. kR-1 from lane 2i+1
+        UATTN_UNROLL
+        for (int r = 0; r < kH; ++r) { pr[r] = pa.v[r]; pr[kH + r] = pb.v[r]; }
         UATTN_UNROLL
         for (int r = 0; r < kR; ++r)
           UATTN_UNROLL
