@@ -78,6 +78,18 @@ def test_rows_by_head_narrows_fixed_block_tiles_only():
     assert attention_instance("gfx950", "3d", "f16", "f16", 256, 16, 0, "small").block_m == 16
 
 
+def test_rows_by_head_gfx1030_d256_only():
+    """gfx1030's one-wave tile has 4 rows at d256 for a fixed block size; d192,
+    the generic instance and the 4-wave tile keep 8 rows per wave."""
+    info = ARCH_INFO["gfx1030"]
+    assert info.tile("small", 256, 16).block_m == 4
+    assert info.tile("small", 256, 64).block_m == 4
+    assert info.tile("small", 192, 16).block_m == 8
+    assert info.tile("small", 256, ANY_BLOCK).block_m == 8
+    assert info.tile("large", 256, 16).block_m == 32
+    assert attention_instance("gfx1030", "2d", "bf16", "bf16", 256, 16, 3, "small").block_m == 4
+
+
 def _cxx():
     for c in ("g++", "clang++", "c++"):
         if shutil.which(c):

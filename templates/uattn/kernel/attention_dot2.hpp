@@ -381,7 +381,7 @@ struct AttnBodyDot2 {
     const uint32_t wbase = (uint32_t)wave * kWaveLds;
     const dl::Lds<U4> q_lds{lds, wbase, (uint32_t)(kR * kNC)};
 
-    // Stage this wave's Q rows as f16 [8][HEAD] (padding rows: zero).
+    // Stage this wave's Q rows as f16 [kR][HEAD] (padding rows: zero).
     UATTN_UNROLL
     for (int i = 0; i < (kR * kNC + 31) / 32; ++i) {
       const int idx = lane + 32 * i;
@@ -390,7 +390,7 @@ struct AttnBodyDot2 {
         // Padding rows (r >= nrows) read row nrows - 1 and store zeros: no branch
         // around the load (the compiler would lay the skipped path out of line).
         const int rr = r < nrows ? r : nrows - 1;
-        const uint32_t hr = (uint32_t)(h_first + rr);  // < qpk + 8
+        const uint32_t hr = (uint32_t)(h_first + rr);  // < qpk + kR
         const int tr = t_first + (int)(hr / (uint32_t)qpk), hq = (int)(hr % (uint32_t)qpk);
         const QT* qrow = static_cast<const QT*>(p.q) + ((int64_t)q_start + tr) * p.q_stride_token +
                          (int64_t)(kvh * qpk + hq) * p.q_stride_head;
@@ -481,21 +481,22 @@ struct AttnBodyDot2 {
     // or QQ-bias: 2 / 4 / 2 (<= 128 VGPRs); d > 128: 2 K pieces, 2 V key pairs
     // (fp8 KV or features: 1), Q 4 (2) reads ahead, <= 160 VGPRs; one-wave d192:
     // Q 2 reads ahead, bf16 1 K piece / 3 V key pairs (<= 128 VGPRs); the 4-row
-    // d256 tile (32 accumulators): 4 / 3 / 4 in 124-126 VGPRs (5 / 3 / 4 and
-    // 4 / 4 / 4 reach 128 and spill in some variants). The element-load path
+    // d256 tile (32 accumulators): 4 / 3 / 4 in 124-125 VGPRs (5 / 3 / 4 and
+    // 4 / 4 / 4 reach 128 and spill in some variants), bf16 4 / 2 / 6 in 126
+    // (3-9% fewer cycles than 4 / 3 / 4 there; f16 +3%). The element-load path
     // (unaligned rows) keeps 1 / 1 / 2.
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
-    constexpr bool kSplitQ = true;  // 4 Q rows per step (8 cost 16 VGPRs more)
+    constexpr bool kSplitQ = true;  // kR / 2 Q rows per step (all 8 cost 16 VGPRs more)
     constexpr bool kLean = kFp8 || FEATS != 0;  // fp8 conversion / feature registers
     // One-wave tiles with fp8 KV or QQ-bias (d <= 128) and d192 fit 128 VGPRs with
     // 2 K pieces / 4 (d192: 2) V key pairs / 2 Q reads in flight; bf16 d192 (the
     // K / V conversions need registers too) with 1 / 3 / 2.
     constexpr bool kTight = WAVES == 1 && HEAD > 64 && (HEAD <= 128 ? (kFp8 || kQQ) : HEAD <= 192);
     constexpr bool kTightBf16 = kTight && HEAD > 128 && kBf16 && !kLean;
-    constexpr bool kR4 = kR == 4;  // the 4-row d256 tile: 4 / 3 / 4 (<= 128 VGPRs)
+    constexpr bool kR4 = kR == 4;  // the 4-row d256 tile: 4 / 3 / 4, bf16 4 / 2 / 6 (<= 128 VGPRs)
     constexpr int kAheadK = !kAl || kTightBf16 ? 1 : kR4 ? 4 : HEAD > 128 || kTight ? 2 : 4;
     constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight
-    constexpr int kLV = !kAl ? 1 : kR4 ? 3 : kTightBf16 ? 3 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 || kTight ? 4 : 3;  // V key pairs in flight
+    constexpr int kLV = !kAl ? 1 : kR4 ? (kBf16 ? 2 : 3) : kTightBf16 ? 3 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 || kTight ? 4 : 3;  // V key pairs in flight
     // Row address of key `key` of the tile (v_readlane of that key's lane).
     auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
       return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
@@ -506,7 +507,7 @@ struct AttnBodyDot2 {
       dl::mem_order();
       dl::sched_barrier();
     };
-    constexpr int kQA = !kAl ? 2 : kR4 ? 4 : HEAD <= 64 ? 4 : HEAD <= 128 && WAVES > 1 ? 8 : kTight || (kLean && HEAD > 128) ? 2 : 4;  // Q reads in flight
+    constexpr int kQA = !kAl ? 2 : kR4 ? (kBf16 ? 6 : 4) : HEAD <= 64 ? 4 : HEAD <= 128 && WAVES > 1 ? 8 : kTight || (kLean && HEAD > 128) ? 2 : 4;  // Q reads in flight
     // Q read n (chunk n / kR, row n % kR).
     auto q_ld = [&](int n) -> U4 { return q_lds.ld((uint32_t)((n % kR) * kNC + n / kR)); };
     int64_t koff_n = 0, voff_n = 0;

@@ -14,7 +14,9 @@ namespace uattn {
 constexpr int wave_size_of(Arch a) { return arch_record(a).wave_size; }
 constexpr MatrixInsn matrix_insn(Arch a) { return arch_record(a).matrix_insn; }
 // Query rows owned by one wave: mfma_32x32x16 = the 32 columns of a 32x32 MFMA
-// tile; dot2 = 8 rows, 4 lanes per row.
+// tile; dot2 = 8 rows (lane = key in QK, lane = head dims in P.V). Some one-wave
+// tiles own fewer (ArchInfo.rows_by_head: gfx950 16 at d192 / d256, gfx1030 4
+// at d256, fixed block sizes only); a kernel body takes block_m / waves.
 constexpr int rows_per_wave(Arch a) { return arch_record(a).rows_per_wave; }
 // Head size rounded up to the kernels' register tiling (MFMA: 32-wide output
 // tiles; dot2 body: 4 lanes per row).
