@@ -17,7 +17,8 @@
 //                64 < HEAD <= 256 (kKDirect) instead load each K row fragment
 //                and Q fragment straight from memory into the MFMA operands
 //                (16-byte loads): LDS holds V^T only, and the registers fit 4
-//                waves per SIMD up to d128 (3 for the 2D d112 tile) and in
+//                waves per SIMD up to d128 (3 for the 2D d112 tiles of block
+//                size 32 / 64) and in
 //                the 16-row d192 / d256 tiles, which stage V^T in two halves
 //                of the head (kVS, 7.5 / 10 KiB), so LDS allows 4 too;
 //   softmax    - online, log2 units; the row max is shared by the lanes that
@@ -122,21 +123,26 @@ struct AttnBodyMfma {
   static constexpr bool kFp8 = sizeof(KVT) == 1;
   // kKDirect: K/Q fragment pairs in flight per scheduling group (fp8 K is
   // widened on the way: smaller groups interleave the conversions and MFMAs;
-  // 3D d112: 2 (1103 -> 1035 llvm-mca cycles at 4 waves per SIMD; the 2D
-  // d112 tile needs 165 VGPRs with 2); 16-row tiles load 2 K fragments per group;
+  // 3D d112 and the 2D d112 tile of block size 16: 2 (3D: 1103 -> 1035
+  // llvm-mca cycles at 4 waves per SIMD; the 2D d112 tile of a larger block
+  // size needs 165 VGPRs with 2); 16-row tiles load 2 K fragments per group;
   // 32-row d256 at 2 waves per SIMD has the registers for 8).
-  static constexpr int kKGroup = kN16 ? 1 : kFp8 || (HEAD == 112 && P == Path::k3D) ? 2 : HEAD > 192 ? 8 : 4;
+  // The 2D d112 one-wave tile of block size 16 walks its tiles in three plain
+  // loops like the 3D tiles (tiles()), which fits it in 128 registers; with
+  // block size 32 / 64 the compiler nests a loop in it and it spills 2-4.
+  static constexpr bool kThreeLoops2D = kKDirect && P == Path::k2D && HEAD == 112 && BLOCK == 16;
+  static constexpr int kKGroup = kN16 ? 1 : kFp8 || (HEAD == 112 && (P == Path::k3D || kThreeLoops2D)) ? 2 : HEAD > 192 ? 8 : 4;
   // 16-row tiles: V^T fragments in flight per scheduling group of the P.V step.
   static constexpr int kVGroup = 4;
   // Waves per SIMD the register allocation must allow (gfx950 has 512
   // VGPR+AGPR per SIMD lane, VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4
   // ISA, "VGPR and AGPR" allocation): K-direct tiles up to d128: 4 (<= 128)
-  // except the 2D d112 tile (it spills at 128: 3); the 16-row d192 / d256
-  // tiles: 4 (48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
+  // except the 2D d112 tiles of block size 32 / 64 (they spill at 128: 3);
+  // the 16-row d192 / d256 tiles: 4 (48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
   // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
   // share). Else at least 2, 1 for the one-wave tiles above d128 that keep K
   // in LDS (generic).
-  static constexpr int kWavesPerEU = kKDirect ? (kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D) ? 2 : 4)
+  static constexpr int kWavesPerEU = kKDirect ? (kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
   // registers are needed for Q and the accumulators (HEAD > 128).
@@ -570,13 +576,14 @@ struct AttnBodyMfma {
       }
     } else {
       // Registers are short (large heads): load and store each tile in turn.
-      if constexpr (kKDirect && P == Path::k3D) {
+      if constexpr (kKDirect && (P == Path::k3D || kThreeLoops2D)) {
         // Three plain loops (boundary tiles before the interior, after it,
         // the interior) in the order of tile_at: with one masked loop over
         // both boundary ranges the compiler nests a loop in it, and the 3D
-        // window and d112 tiles then spill at 4 waves per SIMD. (Not in 2D:
-        // there three loops made the d112 tiles of block size 32 / 64 and the
-        // d128 tile of block size 32 spill 2-3 registers at 4 waves per SIMD.)
+        // window and d112 tiles then spill at 4 waves per SIMD. In 2D only the
+        // d112 tile of block size 16 (kThreeLoops2D): there three loops made
+        // the d112 tiles of block size 32 / 64 and the d128 tile of block size
+        // 32 spill 2-3 registers at 4 waves per SIMD.)
         _Pragma("unroll 1")
         for (int t = c.w.t0; t < f0; ++t) {
           stage_direct<kAligned, true>(c, s, t, buf);
