@@ -66,27 +66,31 @@ def test_tiles_follow_rows_per_wave():
             assert t.block_m == info.rows_per_wave * t.waves
 
 
-def test_rows_by_head_narrows_fixed_block_tiles_only():
-    """gfx950's one-wave tile has 16 rows from d192 up for a fixed block size;
-    the generic instance (any block size) keeps 32."""
-    info = ARCH_INFO["gfx950"]
-    assert info.tile("small", 192, 16).block_m == 16
-    assert info.tile("small", 256, 64).block_m == 16
-    assert info.tile("small", 128, 16).block_m == 32
-    assert info.tile("small", 256, ANY_BLOCK).block_m == 32
-    assert info.tile("large", 256, 16).block_m == 128
+# (arch, tile, head size, block size, block_m): gfx950's one-wave tile has 16
+# rows from d192 up and gfx1030's 4 rows at d256, for a fixed block size only;
+# smaller heads, the generic instance (any block size) and the 4-wave tile keep
+# rows_per_wave rows per wave.
+ROWS_BY_HEAD_CASES = [
+    ("gfx950", "small", 192, 16, 16),
+    ("gfx950", "small", 256, 64, 16),
+    ("gfx950", "small", 128, 16, 32),
+    ("gfx950", "small", 256, ANY_BLOCK, 32),
+    ("gfx950", "large", 256, 16, 128),
+    ("gfx1030", "small", 256, 16, 4),
+    ("gfx1030", "small", 256, 64, 4),
+    ("gfx1030", "small", 192, 16, 8),
+    ("gfx1030", "small", 256, ANY_BLOCK, 8),
+    ("gfx1030", "large", 256, 16, 32),
+]
+
+
+@pytest.mark.parametrize("arch,tile,head,block,block_m", ROWS_BY_HEAD_CASES)
+def test_rows_by_head_narrows_fixed_block_tiles_only(arch, tile, head, block, block_m):
+    assert ARCH_INFO[arch].tile(tile, head, block).block_m == block_m
+
+
+def test_rows_by_head_reaches_the_instances():
     assert attention_instance("gfx950", "3d", "f16", "f16", 256, 16, 0, "small").block_m == 16
-
-
-def test_rows_by_head_gfx1030_d256_only():
-    """gfx1030's one-wave tile has 4 rows at d256 for a fixed block size; d192,
-    the generic instance and the 4-wave tile keep 8 rows per wave."""
-    info = ARCH_INFO["gfx1030"]
-    assert info.tile("small", 256, 16).block_m == 4
-    assert info.tile("small", 256, 64).block_m == 4
-    assert info.tile("small", 192, 16).block_m == 8
-    assert info.tile("small", 256, ANY_BLOCK).block_m == 8
-    assert info.tile("large", 256, 16).block_m == 32
     assert attention_instance("gfx1030", "2d", "bf16", "bf16", 256, 16, 3, "small").block_m == 4
 
 
