@@ -188,6 +188,7 @@ def render_records(matrix: Matrix) -> dict:
         "all_features": f"0x{sum(f.bit for f in FEATURE_INFO):02X}u", "paths": PATH_INFO,
         "force_paths": [p for p in PATH_INFO if p.force_c], "tiles": TILE_KINDS,
         "tile_block_n": TILE_BLOCK_N, "select_policy": SELECT_POLICY,
+        "rows_by_head": [(a.name, *entry) for a in ARCH_INFO.values() for entry in a.rows_by_head],
     }
     return {
         f"{GENERATED_INCLUDE}/arch.hpp": _ENV.get_template("arch.hpp.j2").render(ctx),

@@ -164,10 +164,11 @@ class ArchInfo:
     # registers allow it (the first entry of the tile whose max head size is
     # >= the head size); other tiles and heads take TILE_BLOCK_N keys.
     block_n_by_head: tuple = ()
-    # ((tile name, min head size, rows per wave), ...): a narrower wave (fewer
-    # query rows) from that head size up, for instances of a fixed block size,
-    # where the accumulators of a full wave's rows would cap the occupancy (the
-    # first matching entry applies; block_m = rows x waves).
+    # ((tile name, min head size, rows per wave, generic only), ...): a narrower
+    # wave (fewer query rows) from that head size up, where the accumulators of
+    # a full wave's rows would cap the occupancy: in every instance of the
+    # tile, or only in the generic instance (any block size) where the last
+    # field is true (the first matching entry applies; block_m = rows x waves).
     rows_by_head: tuple = ()
 
     @property
@@ -183,8 +184,8 @@ class ArchInfo:
     def tile(self, name: str, head_size: int, block_size: int = ANY_BLOCK) -> "Tile":
         """Geometry of tile `name` for `head_size` and `block_size` (ANY_BLOCK: generic)."""
         t = self.tiles[name]
-        for tile_name, min_head, rows in self.rows_by_head:
-            if tile_name == name and head_size >= min_head and block_size != ANY_BLOCK:
+        for tile_name, min_head, rows, generic_only in self.rows_by_head:
+            if tile_name == name and head_size >= min_head and (not generic_only or block_size == ANY_BLOCK):
                 t = dataclasses.replace(t, block_m=rows * t.waves)
                 break
         for tile_name, max_head, block_n in self.block_n_by_head:
@@ -205,10 +206,11 @@ BUILTIN_ARCHS = (
              cus_per_reported_unit=1, simds_per_cu=4, mem_bytes_per_cycle=3333, launch_cycles=5000,
              # 128 x 64 prefill tile up to d128 (d192 / d256 keep 32 keys: registers)
              block_n_by_head=(("large", 128, 64),),
-             # one-wave tiles of a fixed block size at d192 / d256: 16 rows
-             # (v_mfma_f32_16x16x32), whose 48 / 64 accumulator registers fit 4
-             # waves per SIMD (32 rows: 96 / 128); attention_mfma.hpp
-             rows_by_head=(("small", 192, 16),)),
+             # one-wave tiles at d192 / d256, the generic instance included:
+             # 16 rows (v_mfma_f32_16x16x32), whose 48 / 64 accumulator
+             # registers fit 3-4 waves per SIMD (32 rows: 96 / 128);
+             # attention_mfma.hpp
+             rows_by_head=(("small", 192, 16, False),)),
     # RDNA2, Radeon Pro V620: 8 rows per wave; 64 KiB LDS per workgroup (128 KiB
     # per WGP); 1024 wave32 VGPRs per SIMD, 16 waves per SIMD. LDS rows hold a Q
     # row and the row's 32 f16 probabilities of one KV tile (attention_dot2.hpp).
@@ -221,10 +223,11 @@ BUILTIN_ARCHS = (
              lds_row_pad=32, lds_budget=64 * 1024, cu_count=72, offload_target="gfx1030",
              vgprs_per_simd=1024, max_waves_per_simd=16, lds_per_cu=128 * 1024,
              cus_per_reported_unit=2, simds_per_cu=2, mem_bytes_per_cycle=205, launch_cycles=5000,
-             # one-wave tiles of a fixed block size at d256: 4 rows, whose 32
-             # accumulator registers and 2304 B of LDS fit 8 waves per SIMD (8
-             # rows: 64 accumulators, spills at 128 VGPRs); attention_dot2.hpp
-             rows_by_head=(("small", 256, 4),)),
+             # one-wave tiles at d256 and the generic one-wave tile at d192: 4
+             # rows, whose 32 / 24 accumulator registers fit 8 waves per SIMD
+             # (8 rows: 64 / 48 accumulators, spills at 128 VGPRs; the
+             # specialised d192 tiles fit with 8); attention_dot2.hpp
+             rows_by_head=(("small", 256, 4, False), ("small", 192, 4, True))),
 )
 ARCHS = tuple(a.name for a in BUILTIN_ARCHS)   # the built-in architectures, table order
 

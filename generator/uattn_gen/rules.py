@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .model import ANY_BLOCK, ARCH_INFO, DTYPE_BY_NAME, HEAD_SIZE_MULTIPLE, REDUCE, Instance
+from .model import ARCH_INFO, DTYPE_BY_NAME, HEAD_SIZE_MULTIPLE, REDUCE, Instance
 
 
 def head_pad(arch: str, head_size: int) -> int:
@@ -28,20 +28,20 @@ def lds_row(arch: str, head_size: int) -> int:
     return head_pad(arch, head_size) + ARCH_INFO[arch].lds_row_pad
 
 
-def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int, block_size: int = ANY_BLOCK) -> int:
+def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int) -> int:
     """Static LDS bytes of an attention workgroup.
 
     Mirrors attn_lds_bytes() of templates/uattn/kernel/config.hpp, by the
     architecture's matrix-instruction kind. mfma_32x32x16: K [block_n][head + 8]
     and V^T [head][block_n + 8] of 2-byte elements per stage, two stages (double
     buffer) for multi-wave workgroups when they fit in 80 KiB; one-wave tiles
-    with 64 < head <= 256 and a fixed block size (block_size > 0; ANY_BLOCK
-    is the generic instance) read K straight from memory (V^T only); the 16-row
+    (block_m <= 32) with 64 < head <= 256, of a fixed block size or the generic
+    instance, read K straight from memory (V^T only); the 16-row
     one-wave tiles stage V^T in two halves of the head (head / 2 rows). dot2:
     K/V are read straight from memory; Q and P rows [block_m][lds_row] are staged.
     """
     if ARCH_INFO[arch].matrix_insn == "mfma_32x32x16":
-        k_in_lds = not (block_m <= 32 and 64 < head_size <= 256 and block_size > 0)
+        k_in_lds = not (block_m <= 32 and 64 < head_size <= 256)
         v_rows = head_size // 2 if block_m == 16 else head_size
         stage = ((block_n * (head_size + 8) if k_in_lds else 0) + v_rows * (block_n + 8)) * 2
         return stage * (2 if block_m > 32 and 2 * stage <= 80 * 1024 else 1)
@@ -52,7 +52,7 @@ def instance_lds_bytes(inst: Instance) -> int:
     """LDS bytes of an instance (0 for the reduce kernel)."""
     if inst.path == REDUCE:
         return 0
-    return lds_bytes(inst.arch, inst.head_size, inst.block_m, inst.block_n, inst.block_size)
+    return lds_bytes(inst.arch, inst.head_size, inst.block_m, inst.block_n)
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,12 @@ constexpr Arch kArch = Arch::FAULT_ARCH;
 // uattn_gfx950_2d_f16_f16_d256_b16_win_m16n32w1), gfx1030's 4 rows (as
 // uattn_gfx1030_2d_f16_f16_d256_b16_win_m4n32w1).
 constexpr int kHead = 256, kBlock = 16;
-constexpr int kRows = matrix_insn(kArch) == MatrixInsn::dot2 ? 4 : 16;
+constexpr int kRows = tile_rows_per_wave(kArch, Tile::small, kHead, kBlock);
+static_assert(kRows < rows_per_wave(kArch), "FAULT_NARROW needs a narrow tile at d256");
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow, kRows, 32, 1>;
 #else
 constexpr int kHead = 64, kBlock = 13;
-using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, rows_per_wave(kArch), 32, 1>;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, tile_rows_per_wave(kArch, Tile::small, kHead, 0), 32, 1>;
 #endif
 
 void kernel(AttnParams p) { K::run(p, dl::host::lds_base()); }

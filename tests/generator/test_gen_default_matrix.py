@@ -86,7 +86,7 @@ def test_plain_fast_instances(default):
 def test_general_group_and_reduce(default):
     have = {names(i).name for i in _insts(default)}
     for arch, (q, kv), head, path in itertools.product(ARCHS, VALID_PAIRS, HEAD_SIZES, PATHS):
-        s = ARCH_INFO[arch].tiles["small"]
+        s = ARCH_INFO[arch].tile("small", head, ANY_BLOCK)
         tile = f"m{s.block_m}n{s.block_n}w{s.waves}"
         short = {"f16": "f16", "bf16": "bf16", "fp8e4m3": "fp8"}
         assert f"uattn_{arch}_{path}_{q}_{short[kv]}_d{head}_bany_all_{tile}" in have

@@ -23,7 +23,7 @@ def test_examples():
                             f"gfx950, k2D, f16, f16, 128, 16, 0x00, small, 32, 32, 1, {fb.vgprs}, "
                             f"{fb.occupancy:g}, {fb.tile_cycles:g}, false)")
     g = attention_instance("gfx1030", "3d", "bf16", "fp8e4m3", 256, ANY_BLOCK, 0x1F, "small")
-    assert names(g).name == "uattn_gfx1030_3d_bf16_fp8_d256_bany_all_m8n32w1"
+    assert names(g).name == "uattn_gfx1030_3d_bf16_fp8_d256_bany_all_m4n32w1"  # rows_by_head: 4 rows
     w = attention_instance("gfx950", "2d", "bf16", "bf16", 64, 32, 0x11, "large")
     assert names(w).name == "uattn_gfx950_2d_bf16_bf16_d64_b32_winsink_m128n64w4"
     c = attention_instance("gfx950", "2d", "f16", "f16", 64, 32, 0x0E, "small")

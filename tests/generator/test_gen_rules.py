@@ -44,9 +44,8 @@ def test_lds_rule_prunes_a_tile_over_budget():
     object.__setattr__(big, "block_m", 128)  # 128 * (256 + 32) * 2 = 73728 > 64 KiB
     assert [r.name for r in failed_rules(big)] == ["lds-budget"]
     # gfx950: K [32][136] + V^T [128][40] per stage; one stage (1 wave), two (4 waves, <= 80 KiB)
-    assert lds_bytes("gfx950", 128, 32, 32, 16) == 128 * 40 * 2  # K read straight from memory: V^T only
-    assert lds_bytes("gfx950", 128, 32, 32) == (32 * 136 + 128 * 40) * 2  # any block size: K in LDS
-    assert lds_bytes("gfx950", 64, 32, 32, 16) == (32 * 72 + 64 * 40) * 2
+    assert lds_bytes("gfx950", 128, 32, 32) == 128 * 40 * 2  # K read straight from memory: V^T only
+    assert lds_bytes("gfx950", 64, 32, 32) == (32 * 72 + 64 * 40) * 2  # d64: K in LDS
     assert lds_bytes("gfx950", 128, 128, 64) == 2 * (64 * 136 + 128 * 72) * 2
     assert lds_bytes("gfx950", 256, 128, 32) == 2 * (32 * 264 + 256 * 40) * 2
     # gfx1030: Q and P rows only
@@ -67,25 +66,28 @@ def test_tiles_follow_rows_per_wave():
 
 
 # (arch, tile, head size, block size, block_m): gfx950's one-wave tile has 16
-# rows from d192 up and gfx1030's 4 rows at d256, for a fixed block size only;
-# smaller heads, the generic instance (any block size) and the 4-wave tile keep
-# rows_per_wave rows per wave.
+# rows from d192 up, gfx1030's 4 rows at d256, the generic instance (any block
+# size) included, and gfx1030's generic one-wave tile 4 rows at d192 too;
+# smaller heads and the 4-wave tile keep rows_per_wave rows per wave.
 ROWS_BY_HEAD_CASES = [
     ("gfx950", "small", 192, 16, 16),
     ("gfx950", "small", 256, 64, 16),
     ("gfx950", "small", 128, 16, 32),
-    ("gfx950", "small", 256, ANY_BLOCK, 32),
+    ("gfx950", "small", 256, ANY_BLOCK, 16),
+    ("gfx950", "small", 128, ANY_BLOCK, 32),
     ("gfx950", "large", 256, 16, 128),
     ("gfx1030", "small", 256, 16, 4),
     ("gfx1030", "small", 256, 64, 4),
     ("gfx1030", "small", 192, 16, 8),
-    ("gfx1030", "small", 256, ANY_BLOCK, 8),
+    ("gfx1030", "small", 192, ANY_BLOCK, 4),
+    ("gfx1030", "small", 128, ANY_BLOCK, 8),
+    ("gfx1030", "small", 256, ANY_BLOCK, 4),
     ("gfx1030", "large", 256, 16, 32),
 ]
 
 
 @pytest.mark.parametrize("arch,tile,head,block,block_m", ROWS_BY_HEAD_CASES)
-def test_rows_by_head_narrows_fixed_block_tiles_only(arch, tile, head, block, block_m):
+def test_rows_by_head_narrows_the_one_wave_tiles(arch, tile, head, block, block_m):
     assert ARCH_INFO[arch].tile(tile, head, block).block_m == block_m
 
 
@@ -106,21 +108,23 @@ def test_lds_bytes_equal_config_hpp(run, tmp_path):
     gen = tmp_path / "gen"
     assert run("generate", "--matrix", REPO / "instances" / "default.yaml", "--subset", "ci",
                "--out", gen)[0] == 0
-    cases = [(a, d, ARCH_INFO[a].tile(name, d, b), b) for a in ARCHS for d in HEAD_SIZES
+    cases = [(a, d, name, ARCH_INFO[a].tile(name, d, b), b) for a in ARCHS for d in HEAD_SIZES
              for name in ARCH_INFO[a].tiles for b in (0, 16)]
-    lines = [f'  print(uattn::Arch::{a}, {d}, {t.block_m}, {t.block_n}, {b});' for a, d, t, b in cases]
+    lines = [f'  print(uattn::Arch::{a}, uattn::Tile::{name}, {d}, {t.block_m}, {t.block_n}, {b});'
+             for a, d, name, t, b in cases]
     src = tmp_path / "lds.cpp"
     src.write_text(
         '#include <stdio.h>\n#include "uattn/kernel/config.hpp"\n'
-        "static void print(uattn::Arch a, int d, int m, int n, int b) {\n"
-        '  printf("%u %u\\n", uattn::attn_lds_bytes(a, d, m, n, b), uattn::lds_budget(a));\n}\n'
+        "static void print(uattn::Arch a, uattn::Tile t, int d, int m, int n, int b) {\n"
+        '  printf("%u %u %d\\n", uattn::attn_lds_bytes(a, d, m, n), uattn::lds_budget(a),\n'
+        "         uattn::tile_rows_per_wave(a, t, d, b) * uattn::tile_waves(t));\n}\n"
         "int main() {\n" + "\n".join(lines) + "\n}\n")
     exe = tmp_path / "lds"
     subprocess.run([_cxx(), "-std=c++17", "-Werror=switch", "-I", str(REPO / "templates"),
                     "-I", str(gen / "include"), str(src), "-o", str(exe)], check=True)
     got = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split("\n")
-    for (a, d, t, b), line in zip(cases, got):
-        assert line == f"{lds_bytes(a, d, t.block_m, t.block_n, b)} {ARCH_INFO[a].lds_budget}"
+    for (a, d, name, t, b), line in zip(cases, got):
+        assert line == f"{lds_bytes(a, d, t.block_m, t.block_n)} {ARCH_INFO[a].lds_budget} {t.block_m}"
 
 
 def test_why_pruned_names_the_rules(run, tmp_path):

@@ -52,13 +52,10 @@ TEST(Table, RowsAreWellFormed) {
     EXPECT_LE(r.lds_bytes, lds_budget(r.arch)) << r.name;
     EXPECT_EQ(r.wave_size, wave_size_of(r.arch)) << r.name;
     if (r.path == Path::kReduce) continue;
-    // The tile column and the tile's shape agree (the selector reads the column).
-    // rows_per_wave rows per wave, or fewer in the one-wave tiles of a fixed
-    // block size (ArchInfo.rows_by_head): 16 (v_mfma_f32_16x16x32) on gfx950 at
-    // d192 / d256, 4 on gfx1030 (dot2) at d256.
-    const bool mfma = matrix_insn(r.arch) == MatrixInsn::mfma_32x32x16;
-    const bool narrow = tile_waves(r.tile) == 1 && r.block_size > 0 && r.head_size >= (mfma ? 192 : 256);
-    EXPECT_EQ(r.block_m, (narrow ? (mfma ? 16 : 4) : rows_per_wave(r.arch)) * tile_waves(r.tile)) << r.name;
+    // The tile column and the tile's shape agree (the selector reads the column):
+    // rows_per_wave rows per wave, or the record's narrower wave
+    // (tile_rows_per_wave, from ArchInfo.rows_by_head).
+    EXPECT_EQ(r.block_m, tile_rows_per_wave(r.arch, r.tile, r.head_size, r.block_size) * tile_waves(r.tile)) << r.name;
     EXPECT_EQ(r.waves, tile_waves(r.tile)) << r.name;
     // kTileBlockN keys, or a multiple for the wider tiles a record allows (ArchInfo.block_n_by_head).
     EXPECT_TRUE(r.block_n >= kTileBlockN && r.block_n % kTileBlockN == 0) << r.name << " block_n " << r.block_n;

@@ -6,9 +6,10 @@
 // num_segments; BM = R * WAVES packed rows (row m = token m / qpk, query head
 // kv_head * qpk + m % qpk). 3D writes ws_acc / ws_max / ws_sum like attention.hpp.
 //
-// Each wave owns R packed rows (R = 8; 4 in the one-wave d256 tiles of a fixed
-// block size, whose 8-row accumulators would cap them below 8 waves per SIMD:
-// ArchInfo.rows_by_head in generator/uattn_gen/model.py) and walks only the KV tiles those rows can see;
+// Each wave owns R packed rows (R = 8; 4 in the one-wave d256 tiles and the
+// generic one-wave d192 tile, whose 8-row accumulators would cap them below 8
+// waves per SIMD: ArchInfo.rows_by_head in generator/uattn_gen/model.py) and
+// walks only the KV tiles those rows can see;
 // the waves of a workgroup share nothing, so the kernel has no workgroup
 // barrier. KV tile = 32 keys, straight-line (every loop inside it is unrolled)
 // and software-pipelined: K/V loads run kLK / kLV steps ahead of their use and
@@ -182,20 +183,19 @@ struct AttnBodyDot2 {
   static_assert(HEAD % 16 == 0, "head size multiple of 16");
   static constexpr int kWave = wave_size_of(A);
   static_assert(kWave == 32, "wave32 body");
-  // Rows per wave: rows_per_wave(A) = 8, or 4 in the one-wave d256 tiles of a
-  // fixed block size (ArchInfo.rows_by_head, generator/uattn_gen/model.py).
+  // Rows per wave: rows_per_wave(A) = 8, or 4 in the one-wave d256 tiles and
+  // the generic one-wave d192 tile (config.hpp tile_rows_per_wave).
   static constexpr int kQW = BM / WAVES;
   static_assert(BM == kQW * WAVES && (kQW == rows_per_wave(A) || (kQW == 4 && WAVES == 1)),
                 "block_m = rows per wave (8, or 4 in one-wave tiles) * waves");
   static constexpr int kThreads = kWave * WAVES;
-  // One-wave tiles up to d192 and the 4-row d256 tiles (not the generic
-  // instance) are built for 8 waves per SIMD: amdgpu_waves_per_eu(8) caps them
-  // at 128 VGPRs (1024 wave32 VGPRs per SIMD lane / 8; AMD "RDNA 2" ISA
-  // reference guide); the pipeline depths below are chosen so that they fit
-  // without spills. An 8-row d256 wave (64 accumulators) spills at 128 and its
-  // 4608 B of LDS allow 7 workgroups per SIMD: no cap (the generic instance).
-  static constexpr int kWavesPerEU =
-      WAVES == 1 && (HEAD <= 192 || kQW == 4) && !(BLOCK == 0 && FEATS == kFeatAll) ? 8 : 1;
+  // One-wave tiles up to d192 and the 4-row tiles (d256; the generic d192
+  // tile) are built for 8 waves per SIMD: amdgpu_waves_per_eu(8) caps them at
+  // 128 VGPRs (1024 wave32 VGPRs per SIMD lane / 8; AMD "RDNA 2" ISA reference
+  // guide); the pipeline depths below are chosen so that they fit without
+  // spills. An 8-row d256 wave (64 accumulators) spills at 128 (and the
+  // generic 8-row d192 wave): they have 4 rows (ArchInfo.rows_by_head).
+  static constexpr int kWavesPerEU = WAVES == 1 && (HEAD <= 192 || kQW == 4) ? 8 : 1;
     static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
   static constexpr int kR = kQW;               // rows per wave
   static constexpr int kH = kR / 2;            // P rows one lane of a key pair holds
@@ -483,8 +483,12 @@ struct AttnBodyDot2 {
     // Q 2 reads ahead, bf16 1 K piece / 3 V key pairs (<= 128 VGPRs); the 4-row
     // d256 tile (32 accumulators): 4 / 3 / 4 in 124-125 VGPRs (5 / 3 / 4 and
     // 4 / 4 / 4 reach 128 and spill in some variants), bf16 4 / 2 / 6 in 126
-    // (3-9% fewer cycles than 4 / 3 / 4 there; f16 +3%). The element-load path
-    // (unaligned rows) keeps 1 / 1 / 2.
+    // (3-9% fewer cycles than 4 / 3 / 4 there; f16 +3%). The generic instance
+    // above d64 (every feature, a run-time block size): 2 / 3 / 2 with 8 rows
+    // (d80-d128, 115-126 VGPRs; with 2 / 4 / 2 it spills at 128), 3 / 2 / 2
+    // with 4 rows (d192 / d256, 105-123; at d256 3 / 3 / 4, 3 / 2 / 4 and
+    // 4 / 2 / 4 spill in some dtype pairs, 3 / 3 / 2 reaches 128). The
+    // element-load path (unaligned rows) keeps 1 / 1 / 2.
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
     constexpr bool kSplitQ = true;  // kR / 2 Q rows per step (all 8 cost 16 VGPRs more)
     constexpr bool kLean = kFp8 || FEATS != 0;  // fp8 conversion / feature registers
@@ -493,10 +497,11 @@ struct AttnBodyDot2 {
     // K / V conversions need registers too) with 1 / 3 / 2.
     constexpr bool kTight = WAVES == 1 && HEAD > 64 && (HEAD <= 128 ? (kFp8 || kQQ) : HEAD <= 192);
     constexpr bool kTightBf16 = kTight && HEAD > 128 && kBf16 && !kLean;
-    constexpr bool kR4 = kR == 4;  // the 4-row d256 tile: 4 / 3 / 4, bf16 4 / 2 / 6 (<= 128 VGPRs)
-    constexpr int kAheadK = !kAl || kTightBf16 ? 1 : kR4 ? 4 : HEAD > 128 || kTight ? 2 : 4;
+    constexpr bool kGen = kGeneric && HEAD > 64;  // the generic tile: 2 / 3 / 2 (8 rows), 3 / 2 / 2 (4 rows)
+    constexpr bool kR4 = kR == 4 && !kGen;  // the 4-row d256 tile: 4 / 3 / 4, bf16 4 / 2 / 6 (<= 128 VGPRs)
+    constexpr int kAheadK = !kAl || kTightBf16 ? 1 : kGen ? (kR == 4 ? 3 : 2) : kR4 ? 4 : HEAD > 128 || kTight ? 2 : 4;
     constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight
-    constexpr int kLV = !kAl ? 1 : kR4 ? (kBf16 ? 2 : 3) : kTightBf16 ? 3 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 || kTight ? 4 : 3;  // V key pairs in flight
+    constexpr int kLV = !kAl ? 1 : kGen ? (kR == 4 ? 2 : 3) : kR4 ? (kBf16 ? 2 : 3) : kTightBf16 ? 3 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 || kTight ? 4 : 3;  // V key pairs in flight
     // Row address of key `key` of the tile (v_readlane of that key's lane).
     auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
       return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
@@ -507,7 +512,7 @@ struct AttnBodyDot2 {
       dl::mem_order();
       dl::sched_barrier();
     };
-    constexpr int kQA = !kAl ? 2 : kR4 ? (kBf16 ? 6 : 4) : HEAD <= 64 ? 4 : HEAD <= 128 && WAVES > 1 ? 8 : kTight || (kLean && HEAD > 128) ? 2 : 4;  // Q reads in flight
+    constexpr int kQA = !kAl ? 2 : kGen ? 2 : kR4 ? (kBf16 ? 6 : 4) : HEAD <= 64 ? 4 : HEAD <= 128 && WAVES > 1 ? 8 : kTight || (kLean && HEAD > 128) ? 2 : 4;  // Q reads in flight
     // Q read n (chunk n / kR, row n % kR).
     auto q_ld = [&](int n) -> U4 { return q_lds.ld((uint32_t)((n % kR) * kNC + n / kR)); };
     int64_t koff_n = 0, voff_n = 0;

@@ -3,10 +3,9 @@
 //
 // One workgroup of WAVES waves serves BM = kQW * WAVES packed query rows of one
 // KV head (phases.hpp) and walks its KV tiles BN keys at a time. A wave owns
-// kQW = 32 rows, or 16 in the one-wave tiles of a fixed block size at d192 /
-// d256 (ArchInfo.rows_by_head in generator/uattn_gen/model.py: their 48 / 64
-// accumulator registers leave room for 4 waves per SIMD; 32 rows take 96 /
-// 128). Per tile:
+// kQW = 32 rows, or 16 in the one-wave tiles at d192 / d256 (ArchInfo.rows_by_head
+// in generator/uattn_gen/model.py: their 48 / 64 accumulator registers leave
+// room for 4 waves per SIMD; 32 rows take 96 / 128). Per tile:
 //   stage K/V  - 16-byte global loads (8-byte for fp8 KV) through block_table
 //                into registers one tile ahead, then K -> LDS [key][d] and
 //                V -> LDS transposed, V^T [d][key], so every MFMA operand is
@@ -16,9 +15,10 @@
 //                only on boundary tiles (phases.hpp); one-wave tiles with
 //                64 < HEAD <= 256 (kKDirect) instead load each K row fragment
 //                and Q fragment straight from memory into the MFMA operands
-//                (16-byte loads): LDS holds V^T only, and the registers fit 4
-//                waves per SIMD up to d128 (3 for the 2D d112 tiles of block
-//                size 32 / 64) and in
+//                (16-byte loads; element loads in the generic instance's
+//                variant for unaligned rows): LDS holds V^T only, and the
+//                registers fit 4 waves per SIMD up to d128 (3 for the 2D d112
+//                tiles of block size 32 / 64 and the generic instance) and in
 //                the 16-row d192 / d256 tiles, which stage V^T in two halves
 //                of the head (kVS, 7.5 / 10 KiB), so LDS allows 4 too;
 //   softmax    - online, log2 units; the row max is shared by the lanes that
@@ -65,10 +65,10 @@ struct AttnBodyMfma {
   static constexpr int kAcc = kN16 ? 4 : 16;  // accumulator registers of one MFMA output tile
   static constexpr int kKD = kN16 ? 32 : 16;  // MFMA depth (K)
   static constexpr int kThreads = kWave * WAVES;
-  // One-wave tiles with 64 < HEAD <= 256 and a fixed block size read K straight
-  // from memory into the MFMA A operand, and Q again every tile (config.hpp
-  // mfma_k_direct): no K in LDS, no Q in registers.
-  static constexpr bool kKDirect = mfma_k_direct(HEAD, BM, BLOCK);
+  // One-wave tiles with 64 < HEAD <= 256 (a fixed block size or the generic
+  // instance) read K straight from memory into the MFMA A operand, and Q again
+  // every tile (config.hpp mfma_k_direct): no K in LDS, no Q in registers.
+  static constexpr bool kKDirect = mfma_k_direct(HEAD, BM);
   static constexpr int kDP = (HEAD + kQW - 1) / kQW * kQW;  // output dims padded to the MFMA tile
   static constexpr int kKRow = HEAD + 8;             // K tile row, elements (16-byte multiple, spreads banks)
   static constexpr int kVRow = BN + 8;               // V^T tile row, elements
@@ -81,7 +81,7 @@ struct AttnBodyMfma {
   static constexpr int kVH = HEAD / kVS;
   static constexpr uint32_t kStageElems = kKElems + (uint32_t)(kVH * kVRow);
   static_assert(kStageElems * 2u == attn_lds_stage_bytes(HEAD, BN, !kKDirect, kVS), "LDS layout (config.hpp)");
-  static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN, BLOCK);
+  static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
   static constexpr int kStages = (int)(kLdsBytes / (kStageElems * 2u));  // 2: LDS double buffer
   static_assert(kLdsBytes <= lds_budget(A), "LDS budget");
   static constexpr int kST = BN / kQW;       // S^T tiles per KV tile
@@ -94,11 +94,12 @@ struct AttnBodyMfma {
   // largest of 4, 2, 1 whose unit count is a multiple of the workgroup's
   // lanes, so every lane stages the same number of units and the tile loop has
   // no per-lane skip (see kPinGuard for why a skip costs). Where
-  // none divides (d80 / d112 with 4 waves), and in the generic instance (whose
-  // loops stay straight-line with 4-key units and which spills at d112 with
-  // 1-key units), the unit is 4 keys and spare lanes skip.
+  // none divides (d80 / d112 with 4 waves), and in the generic instance that
+  // keeps K in LDS (d64; its loops stay straight-line with 4-key units), the
+  // unit is 4 keys and spare lanes skip. (The generic 16-row d192 tile with
+  // 4-key units, spare lanes skipping: 287 spilled registers; 2-key: none.)
   static constexpr int units_of(int uk) { return (BN / uk) * kChunks; }
-  static constexpr int kUK = kGeneric || units_of(4) % kThreads == 0 ? 4
+  static constexpr int kUK = (kGeneric && !kKDirect) || units_of(4) % kThreads == 0 ? 4
                            : units_of(2) % kThreads == 0 ? 2
                            : units_of(1) % kThreads == 0 ? 1 : 4;
   static constexpr int kUnits = units_of(kUK);
@@ -140,9 +141,10 @@ struct AttnBodyMfma {
   // except the 2D d112 tiles of block size 32 / 64 (they spill at 128: 3);
   // the 16-row d192 / d256 tiles: 4 (48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
   // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
-  // share). Else at least 2, 1 for the one-wave tiles above d128 that keep K
-  // in LDS (generic).
-  static constexpr int kWavesPerEU = kKDirect ? (kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
+  // share). The generic instance from d80 up (K-direct, every feature, a
+  // run-time block size, three tile-loop variants): 3 (<= 168; capped at 128
+  // it spills 1-37 registers, d192 f16 alone fits). Else at least 2.
+  static constexpr int kWavesPerEU = kKDirect ? (kGeneric ? 3 : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
   // registers are needed for Q and the accumulators (HEAD > 128).
@@ -576,14 +578,15 @@ struct AttnBodyMfma {
       }
     } else {
       // Registers are short (large heads): load and store each tile in turn.
-      if constexpr (kKDirect && (P == Path::k3D || kThreeLoops2D)) {
+      if constexpr (kKDirect && ((P == Path::k3D && !kGeneric) || kThreeLoops2D)) {
         // Three plain loops (boundary tiles before the interior, after it,
         // the interior) in the order of tile_at: with one masked loop over
         // both boundary ranges the compiler nests a loop in it, and the 3D
         // window and d112 tiles then spill at 4 waves per SIMD. In 2D only the
         // d112 tile of block size 16 (kThreeLoops2D): there three loops made
         // the d112 tiles of block size 32 / 64 and the d128 tile of block size
-        // 32 spill 2-3 registers at 4 waves per SIMD.)
+        // 32 spill 2-3 registers at 4 waves per SIMD. Not in the generic
+        // instance, whose 3D loops are straight-line only with two.
         _Pragma("unroll 1")
         for (int t = c.w.t0; t < f0; ++t) {
           stage_direct<kAligned, true>(c, s, t, buf);
@@ -701,12 +704,12 @@ struct AttnBodyMfma {
       for (int e = 0; e < 8; ++e) s.qf[kk][e] = c.row_valid ? v[e] : (CT)0.0f;
     }
     tiles<kAligned, F>(c, s);
-    if constexpr (kKDirect && !kAlibi) {
+    if constexpr (kKDirect && (F & kFeatAlibi) == 0) {
       // The row's identity again, from a lane id the compiler cannot reuse
       // (dl::pin): nothing per-row but Q's address stays live across the tile
       // loops (held there, the output token of the softcap tile spilled at 4
-      // waves per SIMD). Not with ALiBi: there the thread id itself then
-      // spills around the interior loop.
+      // waves per SIMD). Not in a loop variant with ALiBi: there the thread id
+      // itself then spills around the interior loop.
       int lane = dl::lane_id();
       dl::pin(lane);
       set_row(c, lane % kQW);
@@ -769,10 +772,14 @@ struct AttnBodyMfma {
       // so problems without softcap / ALiBi run the plain tile loop.
       const int ob = p.out_dtype == (int32_t)DType::fp8e4m3 ? 1 : (int)sizeof(QT);
       constexpr uint32_t kLite = FEATS & ~(kFeatSoftcap | kFeatAlibi);
-      // (Above d128 the registers do not allow a third loop variant without spills.)
+      // A third loop variant, without softcap / ALiBi, up to d128: above d128
+      // the registers do not allow it, and in the 3D tiles that read K from
+      // memory (d80-d128) the compiler then lays one variant's loops inside
+      // another's (not straight-line).
+      constexpr bool kLiteLoops = HEAD <= 128 && (P == Path::k2D || !kKDirect);
       if (!rows_aligned(p, (int)sizeof(QT), (int)sizeof(KVT), ob)) run_aligned<false, FEATS>(c, s);
-      else if (HEAD > 128 || p.softcap != 0.0f || p.alibi_slopes != nullptr) run_aligned<true, FEATS>(c, s);
-      else if constexpr (HEAD <= 128) run_aligned<true, kLite>(c, s);
+      else if (!kLiteLoops || p.softcap != 0.0f || p.alibi_slopes != nullptr) run_aligned<true, FEATS>(c, s);
+      else if constexpr (kLiteLoops) run_aligned<true, kLite>(c, s);
     } else {
       run_aligned<true, FEATS>(c, s);
     }

@@ -15,9 +15,19 @@ constexpr int wave_size_of(Arch a) { return arch_record(a).wave_size; }
 constexpr MatrixInsn matrix_insn(Arch a) { return arch_record(a).matrix_insn; }
 // Query rows owned by one wave: mfma_32x32x16 = the 32 columns of a 32x32 MFMA
 // tile; dot2 = 8 rows (lane = key in QK, lane = head dims in P.V). Some one-wave
-// tiles own fewer (ArchInfo.rows_by_head: gfx950 16 at d192 / d256, gfx1030 4
-// at d256, fixed block sizes only); a kernel body takes block_m / waves.
+// tiles own fewer (tile_rows_per_wave below); a kernel body takes block_m / waves.
 constexpr int rows_per_wave(Arch a) { return arch_record(a).rows_per_wave; }
+// Query rows per wave of tile t's instances of head size `head` and block size
+// `block_size` (0: any, the generic instance): the record's narrower wave
+// (kRowsByHead, ArchInfo.rows_by_head) where one applies, else
+// rows_per_wave(a). model.ArchInfo.tile() computes the same block_m / waves.
+constexpr int tile_rows_per_wave(Arch a, Tile t, int head, int block_size) {
+  for (int i = 0; i < kNumRowsByHead; ++i) {
+    const RowsByHead& r = kRowsByHead[i];
+    if (r.arch == a && r.tile == t && head >= r.min_head && (!r.generic_only || block_size == 0)) return r.rows;
+  }
+  return rows_per_wave(a);
+}
 // Head size rounded up to the kernels' register tiling (MFMA: 32-wide output
 // tiles; dot2 body: 4 lanes per row).
 constexpr int head_pad(Arch a, int d) { return (d + arch_record(a).head_pad - 1) / arch_record(a).head_pad * arch_record(a).head_pad; }
@@ -30,20 +40,19 @@ constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).ld
 //  mfma_32x32x16 body (attention_mfma.hpp): per stage K [block_n][head + 8] and
 //    V^T [head][block_n + 8] in the compute dtype (2 bytes); two stages (double
 //    buffer) for multi-wave workgroups when they fit in 80 KiB, else one.
-//    One-wave tiles with 64 < head <= 256 and a fixed block size read K
-//    straight from memory (mfma_k_direct): V^T only (in two halves of the head
-//    for the 16-row tiles, mfma_v_slices).
-//  block_size: the instance's, 0 for any (the generic instance).
+//    One-wave tiles with 64 < head <= 256 read K straight from memory
+//    (mfma_k_direct): V^T only (in two halves of the head for the 16-row
+//    tiles, mfma_v_slices).
 //  dot2 body (attention_dot2.hpp): K/V are read straight from memory; Q and P
 //    are staged, [block_m][lds_row].
 // MFMA body: K read straight from global memory into the MFMA A operand (no K
-// in LDS). One-wave workgroups (block_m 32) with 64 < head <= 256 and a fixed
-// block size: with V^T alone in LDS (10 KiB at d128) 16 workgroups fit in
-// gfx950's 160 KiB; 10 at d192 (15 KiB), 8 at d256 (20 KiB). (d64 reaches 4
-// waves with K in LDS; the generic instance keeps K in LDS for its
-// element-wise path for unaligned rows.)
-constexpr bool mfma_k_direct(int head, int block_m, int block_size) {
-  return block_m <= 32 && head > 64 && head <= 256 && block_size > 0;
+// in LDS). One-wave workgroups (block_m <= 32) with 64 < head <= 256, of a
+// fixed block size or the generic instance (any block size: the key's cache
+// block from a precomputed reciprocal, element loads for unaligned rows): with
+// V^T alone in LDS (10 KiB at d128) 16 workgroups fit in gfx950's 160 KiB; 10
+// at d192 (15 KiB), 8 at d256 (20 KiB). (d64 reaches 4 waves with K in LDS.)
+constexpr bool mfma_k_direct(int head, int block_m) {
+  return block_m <= 32 && head > 64 && head <= 256;
 }
 // V^T slices per KV tile: the 16-row one-wave tiles (block_m 16, d192 / d256)
 // stage V^T in two halves of the head, so it takes 7.5 / 10 KiB of LDS (21 /
@@ -53,11 +62,11 @@ constexpr int mfma_v_slices(int block_m) { return block_m == 16 ? 2 : 1; }
 constexpr uint32_t attn_lds_stage_bytes(int head, int block_n, bool k_in_lds = true, int v_slices = 1) {
   return (uint32_t)(((k_in_lds ? block_n * (head + 8) : 0) + head / v_slices * (block_n + 8)) * 2);
 }
-constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n, int block_size = 0) {
+constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n) {
   uint32_t bytes = 0;
   switch (matrix_insn(a)) {  // no default: a new kind must say how its tiles are laid out
     case MatrixInsn::mfma_32x32x16:
-      bytes = attn_lds_stage_bytes(head, block_n, !mfma_k_direct(head, block_m, block_size), mfma_v_slices(block_m)) *
+      bytes = attn_lds_stage_bytes(head, block_n, !mfma_k_direct(head, block_m), mfma_v_slices(block_m)) *
               (block_m > 32 && 2u * attn_lds_stage_bytes(head, block_n) <= 80u * 1024u ? 2u : 1u);
       break;
     case MatrixInsn::dot2:
