@@ -73,6 +73,7 @@ ROWS_BY_HEAD_CASES = [
     ("gfx950", "small", 192, 16, 16),
     ("gfx950", "small", 256, 64, 16),
     ("gfx950", "small", 128, 16, 32),
+    ("gfx950", "small", 192, ANY_BLOCK, 16),
     ("gfx950", "small", 256, ANY_BLOCK, 16),
     ("gfx950", "small", 128, ANY_BLOCK, 32),
     ("gfx950", "large", 256, 16, 128),

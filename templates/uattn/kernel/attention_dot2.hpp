@@ -497,7 +497,8 @@ struct AttnBodyDot2 {
     // K / V conversions need registers too) with 1 / 3 / 2.
     constexpr bool kTight = WAVES == 1 && HEAD > 64 && (HEAD <= 128 ? (kFp8 || kQQ) : HEAD <= 192);
     constexpr bool kTightBf16 = kTight && HEAD > 128 && kBf16 && !kLean;
-    constexpr bool kGen = kGeneric && HEAD > 64;  // the generic tile: 2 / 3 / 2 (8 rows), 3 / 2 / 2 (4 rows)
+    // A run-time block size (the generic tile): 2 / 3 / 2 (8 rows), 3 / 2 / 2 (4 rows).
+    constexpr bool kGen = BLOCK == 0 && HEAD > 64;
     constexpr bool kR4 = kR == 4 && !kGen;  // the 4-row d256 tile: 4 / 3 / 4, bf16 4 / 2 / 6 (<= 128 VGPRs)
     constexpr int kAheadK = !kAl || kTightBf16 ? 1 : kGen ? (kR == 4 ? 3 : 2) : kR4 ? 4 : HEAD > 128 || kTight ? 2 : 4;
     constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight

@@ -5,7 +5,8 @@
 // KV head (phases.hpp) and walks its KV tiles BN keys at a time. A wave owns
 // kQW = 32 rows, or 16 in the one-wave tiles at d192 / d256 (ArchInfo.rows_by_head
 // in generator/uattn_gen/model.py: their 48 / 64 accumulator registers leave
-// room for 4 waves per SIMD; 32 rows take 96 / 128). Per tile:
+// room for 4 waves per SIMD, 3 in the generic instance; 32 rows take 96 /
+// 128). Per tile:
 //   stage K/V  - 16-byte global loads (8-byte for fp8 KV) through block_table
 //                into registers one tile ahead, then K -> LDS [key][d] and
 //                V -> LDS transposed, V^T [d][key], so every MFMA operand is
@@ -19,8 +20,9 @@
 //                variant for unaligned rows): LDS holds V^T only, and the
 //                registers fit 4 waves per SIMD up to d128 (3 for the 2D d112
 //                tiles of block size 32 / 64 and the generic instance) and in
-//                the 16-row d192 / d256 tiles, which stage V^T in two halves
-//                of the head (kVS, 7.5 / 10 KiB), so LDS allows 4 too;
+//                the 16-row d192 / d256 tiles of a fixed block size, which
+//                stage V^T in two halves of the head (kVS, 7.5 / 10 KiB), so
+//                LDS allows 4 too;
 //   softmax    - online, log2 units; the row max is shared by the lanes that
 //                hold a row (l and l ^ 32; 16 rows: l ^ 16, l ^ 32, l ^ 48),
 //                the row sum stays per lane until the epilogue;
@@ -90,6 +92,9 @@ struct AttnBodyMfma {
   static constexpr int kChunks = kVH / 8;    // 8-element chunks of a staged row (of one V^T slice)
   // The generic instance serves unaligned problems too (run-time check).
   static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
+  // A run-time block size (the generic instance, or any instance of block size
+  // "any"): with K read from memory, the key's cache block comes from FastDiv.
+  static constexpr bool kAnyBlock = BLOCK == 0;
   // Staging unit: kUK consecutive keys x one 8-element chunk. kUK is the
   // largest of 4, 2, 1 whose unit count is a multiple of the workgroup's
   // lanes, so every lane stages the same number of units and the tile loop has
@@ -141,10 +146,11 @@ struct AttnBodyMfma {
   // except the 2D d112 tiles of block size 32 / 64 (they spill at 128: 3);
   // the 16-row d192 / d256 tiles: 4 (48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
   // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
-  // share). The generic instance from d80 up (K-direct, every feature, a
-  // run-time block size, three tile-loop variants): 3 (<= 168; capped at 128
-  // it spills 1-37 registers, d192 f16 alone fits). Else at least 2.
-  static constexpr int kWavesPerEU = kKDirect ? (kGeneric ? 3 : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
+  // share). A run-time block size from d80 up (the generic instance: every
+  // feature, two or three tile-loop variants): 3 (<= 168; capped at 128 the
+  // generic instance spills 1-37 registers, d192 f16 alone fits). Else at
+  // least 2.
+  static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? 3 : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
   // registers are needed for Q and the accumulators (HEAD > 128).
@@ -578,15 +584,16 @@ struct AttnBodyMfma {
       }
     } else {
       // Registers are short (large heads): load and store each tile in turn.
-      if constexpr (kKDirect && ((P == Path::k3D && !kGeneric) || kThreeLoops2D)) {
+      if constexpr (kKDirect && ((P == Path::k3D && !kAnyBlock) || kThreeLoops2D)) {
         // Three plain loops (boundary tiles before the interior, after it,
         // the interior) in the order of tile_at: with one masked loop over
         // both boundary ranges the compiler nests a loop in it, and the 3D
         // window and d112 tiles then spill at 4 waves per SIMD. In 2D only the
         // d112 tile of block size 16 (kThreeLoops2D): there three loops made
         // the d112 tiles of block size 32 / 64 and the d128 tile of block size
-        // 32 spill 2-3 registers at 4 waves per SIMD. Not in the generic
-        // instance, whose 3D loops are straight-line only with two.
+        // 32 spill 2-3 registers at 4 waves per SIMD. Not with a run-time
+        // block size: the generic instance's 3D loops are straight-line only
+        // with two.
         _Pragma("unroll 1")
         for (int t = c.w.t0; t < f0; ++t) {
           stage_direct<kAligned, true>(c, s, t, buf);
