@@ -15,6 +15,7 @@
 
 #include "engine.hpp"
 #include "uattn/device/dl.hpp"
+#include "uattn/kernel/common.hpp"
 
 using uattn::AttnParams;
 using namespace uattn::hostexec;
@@ -319,6 +320,44 @@ TEST(WaveOps, Exp2) {
   EXPECT_EQ(out[0], 0.0f);
   EXPECT_EQ(out[1], 8.0f);
   EXPECT_EQ(out[2], std::exp2(-1.5f));
+}
+
+// v_rcp_f32 (dl::rcp_approx): the ISA (RDNA2 / CDNA3 ISA, "VOP1", v_rcp_f32)
+// specifies 1 ULP and its special cases: rcp(+-0) = +-inf, rcp(+-inf) = +-0,
+// rcp(NaN) = NaN, and exact powers of two.
+TEST(WaveOps, RcpApprox) {
+  EXPECT_EQ(dl::rcp_approx(0.0f), INFINITY);
+  EXPECT_EQ(dl::rcp_approx(-0.0f), -INFINITY);
+  EXPECT_EQ(dl::rcp_approx(INFINITY), 0.0f);
+  EXPECT_TRUE(std::signbit(dl::rcp_approx(-INFINITY)));
+  EXPECT_TRUE(std::isnan(dl::rcp_approx(NAN)));
+  EXPECT_EQ(dl::rcp_approx(4.0f), 0.25f);
+  EXPECT_EQ(dl::rcp_approx(-0.5f), -2.0f);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(1.0f, 2.0f);
+  for (int i = 0; i < 1000; ++i) {
+    const float x = u(rng);
+    EXPECT_NEAR(dl::rcp_approx(x), 1.0 / (double)x, std::ldexp(1.0, -24)) << x;  // 1 ULP in [0.5, 1]
+  }
+}
+
+// softcap_tanh against the fp64 definition cap tanh(scale s / cap), both signs
+// of s and of the softcap, scores from 0 to far in the saturated range.
+TEST(Softcap, MatchesFp64Tanh) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-60.0f, 60.0f);
+  for (float cap : {50.0f, 30.0f, -30.0f, 1.0f, 0.25f}) {
+    for (float scale : {0.0883883f, 1.0f}) {
+      float b, c;
+      uattn::softcap_consts(cap, scale, 1.0f, b, c);
+      for (int i = 0; i < 2000; ++i) {
+        const float s = i == 0 ? 0.0f : i == 1 ? -0.0f : i < 4 ? (i == 2 ? 1e-30f : -1e-30f) : u(rng);
+        const double want = std::fabs((double)cap) * std::tanh((double)scale * s / std::fabs((double)cap));
+        const float got = uattn::softcap_tanh(s, b, c);
+        EXPECT_NEAR(got, want, 4e-7 * std::fabs((double)cap)) << "cap " << cap << " scale " << scale << " s " << s;
+      }
+    }
+  }
 }
 
 // ===========================================================================

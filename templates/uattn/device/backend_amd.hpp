@@ -55,6 +55,7 @@ UATTN_INLINE uint64_t ballot(bool p) {
 // v_exp_f32 (2^x); exp2(-inf) = 0.
 UATTN_INLINE float exp2(float x) { return __builtin_amdgcn_exp2f(x); }
 UATTN_INLINE float rcp(float x) { return 1.0f / x; }
+UATTN_INLINE float rcp_approx(float x) { return __builtin_amdgcn_rcpf(x); }
 
 // Hardware-only scheduling hints.
 UATTN_INLINE void sched_barrier() { __builtin_amdgcn_sched_barrier(0); }

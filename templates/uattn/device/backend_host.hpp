@@ -49,6 +49,7 @@ inline uint32_t readfirstlane(uint32_t v) { return host::readfirstlane(v); }
 inline uint64_t ballot(bool p) { return host::ballot(p); }
 inline float exp2(float x) { return host::exp2(x); }
 inline float rcp(float x) { return 1.0f / x; }
+inline float rcp_approx(float x) { return 1.0f / x; }
 inline void sched_barrier() {}
 inline void end_wave() {}  // the caller returns right after (backend_amd.hpp: s_endpgm)
 inline void setprio(int) {}

@@ -434,7 +434,8 @@ struct AttnBodyDot2 {
     const char* vc = static_cast<const char*>(p.v_cache);
     const float qk_scale = p.softmax_scale * p.k_scale * kKVUnit;
     const float qk_scale_l2 = qk_scale * kLog2e;
-    const float inv_cap = kCap && p.softcap != 0.0f ? 1.0f / p.softcap : 0.0f;
+    float cap_b = 0.0f, cap_c = 0.0f;  // softcap_tanh constants (common.hpp), natural-log units
+    if (kCap && p.softcap != 0.0f) softcap_consts(p.softcap, 1.0f, 1.0f, cap_b, cap_c);  // of the scaled logit
     float slope[kR];  // ALiBi slope of each row (0: none)
     UATTN_UNROLL
     for (int r = 0; r < kR; ++r) slope[r] = kAlibi && p.alibi_slopes != nullptr && r < nrows ? p.alibi_slopes[hd[r]] : 0.0f;
@@ -593,7 +594,10 @@ struct AttnBodyDot2 {
       for (int r = 0; r < kR; ++r) {
         constexpr bool kFold = !kCap && !kAlibi && !kQQ;  // log2(e) folded into the scale
         float v = s[r] * (kFold ? qk_scale_l2 : qk_scale);
-        if constexpr (kCap) { if (p.softcap != 0.0f) v = p.softcap * tanh_f(v * inv_cap); }
+        if constexpr (kCap) {  // branch-free: both forms computed, one selected
+          const float capped = softcap_tanh(v, cap_b, cap_c);
+          v = p.softcap != 0.0f ? capped : v;
+        }
         const bool keep = j <= khi[r] && j >= klo[r];
         if constexpr (kAlibi) v += slope[r] * (float)(j - ctx);
         if constexpr (kQQ) v += qqv[r];

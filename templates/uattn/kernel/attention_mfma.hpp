@@ -148,8 +148,8 @@ struct AttnBodyMfma {
   // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
   // share). A run-time block size from d80 up (the generic instance: every
   // feature, two or three tile-loop variants): 3 (<= 168; capped at 128 the
-  // generic instance spills 1-37 registers, d192 f16 alone fits). Else at
-  // least 2.
+  // d80-d128 and d256 tiles spill; the d192 tiles with 16-bit KV use 126-128
+  // as built, 4 waves). Else at least 2.
   static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? 3 : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
@@ -211,7 +211,7 @@ struct AttnBodyMfma {
     int64_t token;
     float qk_log2;            // softmax_scale * k_scale * log2(e)
     float qk;                 // softmax_scale * k_scale
-    float cap, inv_cap;       // softcap and 1 / softcap (1 when softcap is off)
+    float cap_b, cap_c;       // softcap_tanh constants of the log2-domain logit (common.hpp; 0 when softcap is off)
     float slope_log2;         // ALiBi slope * log2(e) (0 without ALiBi)
     const int32_t* bt;
     const QT* qrow;           // this lane's Q row (a valid row of the workgroup for a spare lane)
@@ -461,8 +461,7 @@ struct AttnBodyMfma {
           const int j = k0 + key_of(st, r, c.part);
           float v = sc[st][r] * c.qk_log2;
           if constexpr (kCap) {  // branch-free: both forms computed, one selected
-            const float x = sc[st][r] * c.qk;
-            const float capped = c.cap * tanh_f(x * c.inv_cap) * kLog2e;
+            const float capped = softcap_tanh(sc[st][r], c.cap_b, c.cap_c);
             v = cap_on ? capped : v;
           }
           if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
@@ -749,8 +748,8 @@ struct AttnBodyMfma {
     set_row(c, c.qcol);
     c.qk = p.softmax_scale * p.k_scale;
     c.qk_log2 = c.qk * kLog2e;
-    c.cap = p.softcap != 0.0f ? p.softcap : 1.0f;
-    c.inv_cap = 1.0f / c.cap;
+    c.cap_b = c.cap_c = 0.0f;
+    if (p.softcap != 0.0f) softcap_consts(p.softcap, c.qk, kLog2e, c.cap_b, c.cap_c);
     c.slope_log2 = 0.0f;
     if constexpr (kAlibi) {
       if (p.alibi_slopes != nullptr) c.slope_log2 = p.alibi_slopes[c.head] * kLog2e;

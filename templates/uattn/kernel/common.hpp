@@ -16,12 +16,28 @@ constexpr float kFp8Max = 448.0f;              // largest finite OCP E4M3 value
 UATTN_INLINE float fmaxf_(float a, float b) { return a > b ? a : b; }
 UATTN_INLINE float fminf_(float a, float b) { return a < b ? a : b; }
 
-// tanh(x) = sign(x) * (1 - e^{-2|x|}) / (1 + e^{-2|x|}); absolute error ~1e-7.
-UATTN_INLINE float tanh_f(float x) {
-  const float ax = x < 0 ? -x : x;
-  const float t = dl::exp2(-2.0f * kLog2e * ax);
-  const float r = (1.0f - t) / (1.0f + t);
-  return x < 0 ? -r : r;
+// Soft-capped logit: c tanh(a s) for a raw score s, with b = -2 log2(e) a
+// (a > 0) and c > 0 precomputed per workgroup (softcap_consts). tanh(y) =
+// sign(y) (1 - e^{-2|y|}) / (1 + e^{-2|y|}), and sign(a s) = sign(s), so
+//   c tanh(a s) = copysign(c (1 - t) / (1 + t), s),  t = 2^{b |s|}.
+// 1 + t lies in [1, 2]: its reciprocal is v_rcp_f32 (1 ULP; AMD Instinct
+// CDNA3 ISA and RDNA2 ISA, "VOP1" v_rcp_f32) instead of an IEEE division
+// (a ~10-instruction scale / fma / fixup sequence); the sign is copied
+// bitwise (v_bfi_b32). 7 VALU per score; relative error ~3e-7 (the exp2 and
+// rcp ULPs) on top of the reference's tanh.
+UATTN_INLINE float softcap_tanh(float s, float b, float c) {
+  const float t = dl::exp2(b * __builtin_fabsf(s));
+  const float r = __builtin_fmaf(-t, c, c) * dl::rcp_approx(1.0f + t);
+  return __builtin_copysignf(r, s);
+}
+// b and c of softcap_tanh for logits softcap tanh(scale s / softcap) scaled by
+// `unit` (1, or log2(e) for log2-domain logits): cap tanh(x / cap) does not
+// change when cap changes sign, so |softcap| serves either sign. softcap != 0
+// and scale > 0 (SPEC.md s.4).
+UATTN_INLINE void softcap_consts(float softcap, float scale, float unit, float& b, float& c) {
+  const float cap = __builtin_fabsf(softcap);
+  b = -2.0f * kLog2e * scale / cap;
+  c = cap * unit;
 }
 
 // Output element conversion: the Q dtype (f16/bf16) as is; fp8 e4m3 as
