@@ -137,7 +137,11 @@ struct AttnBodyMfma {
   // loops like the 3D tiles (tiles()), which fits it in 128 registers; with
   // block size 32 / 64 the compiler nests a loop in it and it spills 2-4.
   static constexpr bool kThreeLoops2D = kKDirect && P == Path::k2D && HEAD == 112 && BLOCK == 16;
-  static constexpr int kKGroup = kN16 ? 1 : kFp8 || (HEAD == 112 && (P == Path::k3D || kThreeLoops2D)) ? 2 : HEAD > 192 ? 8 : 4;
+  // The generic instance (a run-time block size, K read from memory) at 4
+  // waves per SIMD (kGenW4, below: d192) takes 1 pair per group.
+  static constexpr bool kGenW4 = kAnyBlock && kKDirect && HEAD == 192;
+  // The generic 3D d96 tile: 2 (whole-tile V staging, kWholeV: 1111 -> 1045 cycles).
+  static constexpr int kKGroup = kN16 || kGenW4 ? 1 : kFp8 || (HEAD == 112 && (P == Path::k3D || kThreeLoops2D)) || (kAnyBlock && HEAD == 96 && P == Path::k3D) ? 2 : HEAD > 192 ? 8 : 4;
   // 16-row tiles: V^T fragments in flight per scheduling group of the P.V step.
   static constexpr int kVGroup = 4;
   // Waves per SIMD the register allocation must allow (gfx950 has 512
@@ -147,10 +151,11 @@ struct AttnBodyMfma {
   // the 16-row d192 / d256 tiles: 4 (48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
   // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
   // share). A run-time block size from d80 up (the generic instance: every
-  // feature, two or three tile-loop variants): 3 (<= 168; capped at 128 the
-  // d80-d128 and d256 tiles spill; the d192 tiles with 16-bit KV use 126-128
-  // as built, 4 waves). Else at least 2.
-  static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? 3 : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
+  // feature, two or three tile-loop variants): 4 at d192 (kGenW4), else 3
+  // (<= 168; at 128 the d112 / d128 / d256 tiles and d96 with fp8 KV spill;
+  // d80 / d96 fit with 1 K/Q fragment pair per group, at 1.5-1.7x the
+  // cycles of the specialised tile, docs/performance.md). Else at least 2.
+  static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? (kGenW4 ? 4 : 3) : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
   // registers are needed for Q and the accumulators (HEAD > 128).
@@ -369,7 +374,16 @@ struct AttnBodyMfma {
   // 8 chunks); 16 keys for 32-row K-direct d256 tiles, whose 2-wave register
   // share holds the 16 V chunks (d256 one-wave loop: 1834 -> 1312 llvm-mca
   // cycles; the default records give d256 one-wave tiles 16 rows, 4 keys).
-  static constexpr int kDirectStep = (kKDirect && HEAD > 192 && !kN16 ? 16 : 4) / kUK;
+  // The whole tile's V in one group (kWholeV: its loads overlap each other
+  // and the K loads instead of waiting group by group; llvm-mca, f16) where
+  // the registers allow it: the 32-row one-wave tiles that read K from
+  // memory up to d112 (3D d80 883 -> 712 cycles, d96 906 -> 743, d112 1035
+  // -> 864, at 4 waves; the 2D d112 tiles of block size 32 / 64 at 3: 1004
+  // -> 833; d128 spills 8-12 registers at 128) and the generic instance
+  // with K read from memory (3D d112 1241 -> 1070, d128 1308 -> 1153, d256
+  // 2085 -> 1777) except d192 (whole: 149 VGPR+AGPR, 3 waves).
+  static constexpr bool kWholeV = kKDirect && (kAnyBlock ? !kGenW4 : !kN16 && WAVES == 1 && HEAD <= 112);
+  static constexpr int kDirectStep = kWholeV ? kUPL : (kKDirect && HEAD > 192 && !kN16 ? 16 : 4) / kUK;
   template <bool kAligned, bool kClamp, int kFirst = 0>
   UATTN_INLINE static void stage_direct(const Ctx& c, State& s, int tile, int buf, int vs = 0) {
     if constexpr (kFirst < kUPL) {
