@@ -322,9 +322,11 @@ TEST(WaveOps, Exp2) {
   EXPECT_EQ(out[2], std::exp2(-1.5f));
 }
 
-// v_rcp_f32 (dl::rcp_approx): the ISA (RDNA2 / CDNA3 ISA, "VOP1", v_rcp_f32)
-// specifies 1 ULP and its special cases: rcp(+-0) = +-inf, rcp(+-inf) = +-0,
-// rcp(NaN) = NaN, and exact powers of two.
+// dl::rcp_approx stands for v_rcp_f32 (RDNA2 / CDNA3 ISA, "VOP1", v_rcp_f32:
+// 1 ULP). The host stand-in is the correctly rounded quotient; this checks it
+// honours the instruction's documented special cases (rcp(+-0) = +-inf,
+// rcp(+-inf) = +-0, rcp(NaN) = NaN, exact powers of two) and the 1 ULP bound
+// on [1, 2], the range softcap_tanh uses.
 TEST(WaveOps, RcpApprox) {
   EXPECT_EQ(dl::rcp_approx(0.0f), INFINITY);
   EXPECT_EQ(dl::rcp_approx(-0.0f), -INFINITY);
@@ -341,20 +343,41 @@ TEST(WaveOps, RcpApprox) {
   }
 }
 
-// softcap_tanh against the fp64 definition cap tanh(scale s / cap), both signs
-// of s and of the softcap, scores from 0 to far in the saturated range.
+// softcap_tanh against the fp64 definition unit |cap| tanh(scale s / |cap|)
+// (SPEC.md s.1 step 2), both signs of s and of the softcap, both units (the
+// MFMA body's log2-domain logits, the dot2 body's natural ones), scores from
+// 0 and 1e-30 (the small-argument form) into the saturated range, +-inf, and
+// softcaps up to 3e38 (clamped to 2^64 inside). Relative bound 2.5e-5 (the
+// function's 2e-5 plus the constants' rounding; softcap_tanh<false>: plus an
+// absolute 1.2e-7 c); the host's exp2 and rcp_approx are exact, so this
+// checks the formula, not the device ULPs.
 TEST(Softcap, MatchesFp64Tanh) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-60.0f, 60.0f);
-  for (float cap : {50.0f, 30.0f, -30.0f, 1.0f, 0.25f}) {
+  std::uniform_real_distribution<float> lg(-30.0f, 2.0f);  // log10 |s|
+  for (float cap : {50.0f, 30.0f, -30.0f, 1.0f, 0.25f, 1e6f, 1e30f, 3e38f}) {
     for (float scale : {0.0883883f, 1.0f}) {
-      float b, c;
-      uattn::softcap_consts(cap, scale, 1.0f, b, c);
-      for (int i = 0; i < 2000; ++i) {
-        const float s = i == 0 ? 0.0f : i == 1 ? -0.0f : i < 4 ? (i == 2 ? 1e-30f : -1e-30f) : u(rng);
-        const double want = std::fabs((double)cap) * std::tanh((double)scale * s / std::fabs((double)cap));
-        const float got = uattn::softcap_tanh(s, b, c);
-        EXPECT_NEAR(got, want, 4e-7 * std::fabs((double)cap)) << "cap " << cap << " scale " << scale << " s " << s;
+      for (float unit : {1.0f, uattn::kLog2e}) {
+        float b, c, e;
+        uattn::softcap_consts(cap, scale, unit, b, c, e);
+        for (int i = 0; i < 3000; ++i) {
+          float s;
+          if (i < 2) s = i == 0 ? 0.0f : -0.0f;
+          else if (i < 1000) s = u(rng);
+          else s = (i % 2 ? 1.0f : -1.0f) * std::pow(10.0f, lg(rng));
+          const double ac = std::fabs((double)cap);
+          const double want = unit * ac * std::tanh((double)scale * s / ac);
+          const float got = uattn::softcap_tanh(s, b, c, e);
+          EXPECT_NEAR(got, want, 2.5e-5 * std::fabs(want)) << "cap " << cap << " scale " << scale << " unit " << unit << " s " << s;
+          if (s == 0.0f) EXPECT_EQ(std::signbit(got), std::signbit(s));
+          // Without the small-argument form: absolute error < 1.2e-7 c (plus the relative bound).
+          const float fast = uattn::softcap_tanh<false>(s, b, c, e);
+          EXPECT_NEAR(fast, want, 2.5e-5 * std::fabs(want) + 1.2e-7 * c) << "cap " << cap << " s " << s;
+        }
+        EXPECT_EQ(uattn::softcap_tanh(INFINITY, b, c, e), c) << cap;
+        EXPECT_EQ(uattn::softcap_tanh<false>(-INFINITY, b, c, e), -c) << cap;
+        EXPECT_EQ(uattn::softcap_tanh(-INFINITY, b, c, e), -c) << cap;
+        EXPECT_TRUE(std::isnan(uattn::softcap_tanh(NAN, b, c, e)));
       }
     }
   }

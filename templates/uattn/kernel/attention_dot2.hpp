@@ -434,8 +434,10 @@ struct AttnBodyDot2 {
     const char* vc = static_cast<const char*>(p.v_cache);
     const float qk_scale = p.softmax_scale * p.k_scale * kKVUnit;
     const float qk_scale_l2 = qk_scale * kLog2e;
-    float cap_b = 0.0f, cap_c = 0.0f;  // softcap_tanh constants (common.hpp), natural-log units
-    if (kCap && p.softcap != 0.0f) softcap_consts(p.softcap, 1.0f, 1.0f, cap_b, cap_c);  // of the scaled logit
+    // softcap_tanh constants (common.hpp) of the scaled logit, natural-log units
+    // (e = 1; unused: softcap_tanh<false>, no register for the small-argument form).
+    float cap_b = 0.0f, cap_c = 0.0f, cap_e = 0.0f;
+    if (kCap && p.softcap != 0.0f) softcap_consts(p.softcap, 1.0f, 1.0f, cap_b, cap_c, cap_e);
     float slope[kR];  // ALiBi slope of each row (0: none)
     UATTN_UNROLL
     for (int r = 0; r < kR; ++r) slope[r] = kAlibi && p.alibi_slopes != nullptr && r < nrows ? p.alibi_slopes[hd[r]] : 0.0f;
@@ -595,7 +597,7 @@ struct AttnBodyDot2 {
         constexpr bool kFold = !kCap && !kAlibi && !kQQ;  // log2(e) folded into the scale
         float v = s[r] * (kFold ? qk_scale_l2 : qk_scale);
         if constexpr (kCap) {  // branch-free: both forms computed, one selected
-          const float capped = softcap_tanh(v, cap_b, cap_c);
+          const float capped = softcap_tanh<false>(v, cap_b, cap_c, 1.0f);
           v = p.softcap != 0.0f ? capped : v;
         }
         const bool keep = j <= khi[r] && j >= klo[r];

@@ -129,32 +129,35 @@ struct AttnBodyMfma {
   static constexpr bool kFp8 = sizeof(KVT) == 1;
   // kKDirect: K/Q fragment pairs in flight per scheduling group (fp8 K is
   // widened on the way: smaller groups interleave the conversions and MFMAs;
-  // 3D d112 and the 2D d112 tile of block size 16: 2 (3D: 1103 -> 1035
-  // llvm-mca cycles at 4 waves per SIMD; the 2D d112 tile of a larger block
-  // size needs 165 VGPRs with 2); 16-row tiles load 2 K fragments per group;
-  // 32-row d256 at 2 waves per SIMD has the registers for 8).
+  // 3D d112 and the 2D d112 tile of block size 16: 2 (the 3D tile at 4 waves
+  // per SIMD: 1035 llvm-mca cycles with V staged in groups, 1103 with 4
+  // pairs; the 2D d112 tile of a larger block size needs 165 VGPRs with 2);
+  // the generic 3D d96 tile: 2 (1045 cycles with V staged whole, kWholeV;
+  // 1111 with 4); 16-row tiles: 1; 32-row d256 at 2 waves per SIMD has the
+  // registers for 8).
   // The 2D d112 one-wave tile of block size 16 walks its tiles in three plain
   // loops like the 3D tiles (tiles()), which fits it in 128 registers; with
   // block size 32 / 64 the compiler nests a loop in it and it spills 2-4.
   static constexpr bool kThreeLoops2D = kKDirect && P == Path::k2D && HEAD == 112 && BLOCK == 16;
-  // The generic instance (a run-time block size, K read from memory) at 4
-  // waves per SIMD (kGenW4, below: d192) takes 1 pair per group.
+  // A run-time block size with K read from memory, built for 4 waves per
+  // SIMD (kWavesPerEU): the 16-row d192 tiles (1 pair per group as kN16).
   static constexpr bool kGenW4 = kAnyBlock && kKDirect && HEAD == 192;
-  // The generic 3D d96 tile: 2 (whole-tile V staging, kWholeV: 1111 -> 1045 cycles).
-  static constexpr int kKGroup = kN16 || kGenW4 ? 1 : kFp8 || (HEAD == 112 && (P == Path::k3D || kThreeLoops2D)) || (kAnyBlock && HEAD == 96 && P == Path::k3D) ? 2 : HEAD > 192 ? 8 : 4;
+  static constexpr int kKGroup = kN16 ? 1 : kFp8 || (HEAD == 112 && (P == Path::k3D || kThreeLoops2D)) || (kAnyBlock && HEAD == 96 && P == Path::k3D) ? 2 : HEAD > 192 ? 8 : 4;
   // 16-row tiles: V^T fragments in flight per scheduling group of the P.V step.
   static constexpr int kVGroup = 4;
   // Waves per SIMD the register allocation must allow (gfx950 has 512
   // VGPR+AGPR per SIMD lane, VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4
   // ISA, "VGPR and AGPR" allocation): K-direct tiles up to d128: 4 (<= 128)
-  // except the 2D d112 tiles of block size 32 / 64 (they spill at 128: 3);
+  // except the 2D d112 tiles of block size 32 / 64 (they spill at 128: built
+  // for 2, 3 by their 142 VGPR+AGPR);
   // the 16-row d192 / d256 tiles: 4 (48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
   // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
   // share). A run-time block size from d80 up (the generic instance: every
   // feature, two or three tile-loop variants): 4 at d192 (kGenW4), else 3
   // (<= 168; at 128 the d112 / d128 / d256 tiles and d96 with fp8 KV spill;
-  // d80 / d96 fit with 1 K/Q fragment pair per group, at 1.5-1.7x the
-  // cycles of the specialised tile, docs/performance.md). Else at least 2.
+  // d80 and d96 with 16-bit KV fit with 1 K/Q fragment pair per group, at
+  // 1.5-1.7x the cycles of the specialised tile, docs/performance.md). Else
+  // at least 2.
   static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? (kGenW4 ? 4 : 3) : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
@@ -216,7 +219,7 @@ struct AttnBodyMfma {
     int64_t token;
     float qk_log2;            // softmax_scale * k_scale * log2(e)
     float qk;                 // softmax_scale * k_scale
-    float cap_b, cap_c;       // softcap_tanh constants of the log2-domain logit (common.hpp; 0 when softcap is off)
+    float cap_b, cap_c, cap_e;  // softcap_tanh constants of the log2-domain logit (common.hpp; 0 when softcap is off)
     float slope_log2;         // ALiBi slope * log2(e) (0 without ALiBi)
     const int32_t* bt;
     const QT* qrow;           // this lane's Q row (a valid row of the workgroup for a spare lane)
@@ -375,13 +378,15 @@ struct AttnBodyMfma {
   // share holds the 16 V chunks (d256 one-wave loop: 1834 -> 1312 llvm-mca
   // cycles; the default records give d256 one-wave tiles 16 rows, 4 keys).
   // The whole tile's V in one group (kWholeV: its loads overlap each other
-  // and the K loads instead of waiting group by group; llvm-mca, f16) where
-  // the registers allow it: the 32-row one-wave tiles that read K from
-  // memory up to d112 (3D d80 883 -> 712 cycles, d96 906 -> 743, d112 1035
-  // -> 864, at 4 waves; the 2D d112 tiles of block size 32 / 64 at 3: 1004
-  // -> 833; d128 spills 8-12 registers at 128) and the generic instance
-  // with K read from memory (3D d112 1241 -> 1070, d128 1308 -> 1153, d256
-  // 2085 -> 1777) except d192 (whole: 149 VGPR+AGPR, 3 waves).
+  // and the K loads instead of waiting group by group) where the registers
+  // allow it: the fixed-block 32-row one-wave tiles that read K from memory
+  // up to d112, every block size and path (llvm-mca cycles, f16, in one
+  // group / in groups: 3D d80 712 / 883, d96 743 / 906, d112 864 / 1035 at
+  // 4 waves; the 2D d112 tiles of block size 32 / 64 833 / 1004 at 3; d128
+  // spills 8-12 registers at 128), and every tile of a run-time block size
+  // with K read from memory but d192 (3D d112 1070 / 1241, d128 1153 /
+  // 1308, d256 1777 / 2085 before the softcap select; d192 whole: 149
+  // VGPR+AGPR, 3 waves instead of 4).
   static constexpr bool kWholeV = kKDirect && (kAnyBlock ? !kGenW4 : !kN16 && WAVES == 1 && HEAD <= 112);
   static constexpr int kDirectStep = kWholeV ? kUPL : (kKDirect && HEAD > 192 && !kN16 ? 16 : 4) / kUK;
   template <bool kAligned, bool kClamp, int kFirst = 0>
@@ -461,7 +466,7 @@ struct AttnBodyMfma {
     const bool cap_on = kCap && p.softcap != 0.0f;
     if (!kMasked && !kCap && !kAlibi) {
       // Interior tile without position-dependent terms: max of the raw dot
-      // products, scaled once (qk_log2 > 0: SPEC.md s.4 requires positive scales).
+      // products, scaled once (qk_log2 > 0: dispatch/src/validate.cpp rule_scalars requires positive scales).
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
@@ -475,7 +480,7 @@ struct AttnBodyMfma {
           const int j = k0 + key_of(st, r, c.part);
           float v = sc[st][r] * c.qk_log2;
           if constexpr (kCap) {  // branch-free: both forms computed, one selected
-            const float capped = softcap_tanh(sc[st][r], c.cap_b, c.cap_c);
+            const float capped = softcap_tanh(sc[st][r], c.cap_b, c.cap_c, c.cap_e);
             v = cap_on ? capped : v;
           }
           if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
@@ -762,8 +767,8 @@ struct AttnBodyMfma {
     set_row(c, c.qcol);
     c.qk = p.softmax_scale * p.k_scale;
     c.qk_log2 = c.qk * kLog2e;
-    c.cap_b = c.cap_c = 0.0f;
-    if (p.softcap != 0.0f) softcap_consts(p.softcap, c.qk, kLog2e, c.cap_b, c.cap_c);
+    c.cap_b = c.cap_c = c.cap_e = 0.0f;
+    if (p.softcap != 0.0f) softcap_consts(p.softcap, c.qk, kLog2e, c.cap_b, c.cap_c, c.cap_e);
     c.slope_log2 = 0.0f;
     if constexpr (kAlibi) {
       if (p.alibi_slopes != nullptr) c.slope_log2 = p.alibi_slopes[c.head] * kLog2e;

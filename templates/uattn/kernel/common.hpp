@@ -16,28 +16,44 @@ constexpr float kFp8Max = 448.0f;              // largest finite OCP E4M3 value
 UATTN_INLINE float fmaxf_(float a, float b) { return a > b ? a : b; }
 UATTN_INLINE float fminf_(float a, float b) { return a < b ? a : b; }
 
-// Soft-capped logit: c tanh(a s) for a raw score s, with b = -2 log2(e) a
-// (a > 0) and c > 0 precomputed per workgroup (softcap_consts). tanh(y) =
-// sign(y) (1 - e^{-2|y|}) / (1 + e^{-2|y|}), and sign(a s) = sign(s), so
-//   c tanh(a s) = copysign(c (1 - t) / (1 + t), s),  t = 2^{b |s|}.
-// 1 + t lies in [1, 2]: its reciprocal is v_rcp_f32 (1 ULP; AMD Instinct
-// CDNA3 ISA and RDNA2 ISA, "VOP1" v_rcp_f32) instead of an IEEE division
-// (a ~10-instruction scale / fma / fixup sequence); the sign is copied
-// bitwise (v_bfi_b32). 7 VALU per score; relative error ~3e-7 (the exp2 and
-// rcp ULPs) on top of the reference's tanh.
-UATTN_INLINE float softcap_tanh(float s, float b, float c) {
+// Soft-capped logit c tanh(a s) of a raw score s (SPEC.md s.1 step 2: the
+// capped logit softcap tanh(x / softcap) of the scaled score x = scale s),
+// with a = scale / |softcap| > 0 and the constants of softcap_consts:
+// b = -2 log2(e) a, c = |softcap| unit, e = c a = scale unit. With
+// u = b |s| = -2 log2(e) |a s| and t = 2^u = e^{-2 |a s|}:
+//   tanh(y) = sign(y) (1 - t) / (1 + t),  sign(a s) = sign(s),
+// so c tanh(a s) = copysign(c (1 - t) / (1 + t), s). 1 + t lies in [1, 2]:
+// its reciprocal is v_rcp_f32 (1 ULP; AMD Instinct CDNA3 ISA and RDNA2 ISA,
+// "VOP1" v_rcp_f32) instead of an IEEE division (a ~10-instruction scale /
+// fma / fixup sequence); the sign is copied bitwise (v_bfi_b32). Below
+// |a s| = 2^-7 (t > e^{-2^-6}), where 1 - t cancels, c tanh(y) = c y
+// (1 - y^2 / 3 + ...) is taken as c |a s| = e |s|: relative error < 2e-5
+// (y^2 / 3) there and < 1e-5 (the exp2 and rcp ULPs over 1 - t >= 0.015)
+// above. 9 VALU per score, branch-free. kSmall = false drops the small-
+// argument form (7 VALU; the dot2 body's one-wave d128 softcap tile has no
+// register for it at 128 VGPRs): the absolute error stays < 1.2e-7 c (an
+// ULP of t near 1, times c), the relative error grows as |a s| -> 0.
+template <bool kSmall = true>
+UATTN_INLINE float softcap_tanh(float s, float b, float c, float e) {
   const float t = dl::exp2(b * __builtin_fabsf(s));
-  const float r = __builtin_fmaf(-t, c, c) * dl::rcp_approx(1.0f + t);
+  float r = __builtin_fmaf(-t, c, c) * dl::rcp_approx(1.0f + t);
+  if constexpr (kSmall) r = t > 0.98449644f ? e * __builtin_fabsf(s) : r;  // e^{-2^-6}
   return __builtin_copysignf(r, s);
 }
-// b and c of softcap_tanh for logits softcap tanh(scale s / softcap) scaled by
-// `unit` (1, or log2(e) for log2-domain logits): cap tanh(x / cap) does not
-// change when cap changes sign, so |softcap| serves either sign. softcap != 0
-// and scale > 0 (SPEC.md s.4).
-UATTN_INLINE void softcap_consts(float softcap, float scale, float unit, float& b, float& c) {
-  const float cap = __builtin_fabsf(softcap);
+// b, c and e of softcap_tanh for logits softcap tanh(scale s / softcap) in
+// units of `unit` (1, or log2(e) for log2-domain logits). softcap != 0 and
+// scale > 0 (dispatch/src/validate.cpp, rule_scalars). cap tanh(x / cap) does
+// not change when cap changes sign, so |softcap| serves either sign. With
+// unit != 1 a softcap above 2^64 is taken as 2^64, so that c = |softcap|
+// unit stays finite (tanh(x / 2^64) is x / 2^64 to fp32 precision for
+// |x| < 2^57); with unit = 1 (a compile-time constant at every call) c is
+// finite as it is, and the dot2 body's one-wave d128 softcap tile has no
+// register for the select (2 spilled at 128 VGPRs).
+UATTN_INLINE void softcap_consts(float softcap, float scale, float unit, float& b, float& c, float& e) {
+  const float cap = unit == 1.0f ? __builtin_fabsf(softcap) : fminf_(__builtin_fabsf(softcap), 0x1p64f);
   b = -2.0f * kLog2e * scale / cap;
   c = cap * unit;
+  e = scale * unit;
 }
 
 // Output element conversion: the Q dtype (f16/bf16) as is; fp8 e4m3 as
