@@ -188,7 +188,9 @@ def render_records(matrix: Matrix) -> dict:
         "all_features": f"0x{sum(f.bit for f in FEATURE_INFO):02X}u", "paths": PATH_INFO,
         "force_paths": [p for p in PATH_INFO if p.force_c], "tiles": TILE_KINDS,
         "tile_block_n": TILE_BLOCK_N, "select_policy": SELECT_POLICY,
-        "rows_by_head": [(a.name, *entry) for a in ARCH_INFO.values() for entry in a.rows_by_head],
+        # one C++ entry per (arch, tile, head size) of ArchInfo.rows_by_head
+        "rows_by_head": [(a.name, tile, head, rows, generic_only) for a in ARCH_INFO.values()
+                         for tile, heads, rows, generic_only in a.rows_by_head for head in heads],
     }
     return {
         f"{GENERATED_INCLUDE}/arch.hpp": _ENV.get_template("arch.hpp.j2").render(ctx),

@@ -121,7 +121,8 @@ TILE_BLOCK_N = 32      # keys per KV tile (attention.hpp: BN == 32)
 
 # Matrix-instruction kinds a kernel body is written for (uattn::MatrixInsn):
 #   mfma_32x32x16: wave64 MFMA v_mfma_f32_32x32x16_{f16,bf16}, Q in registers;
-#   dot2: no matrix cores, packed dot products per lane, Q staged in LDS.
+#   dot2: no matrix cores, packed dot products per lane, Q staged in LDS (or, up
+#         to d128, held in registers and broadcast by DPP; the LDS budget counts it).
 MATRIX_INSNS = ("mfma_32x32x16", "dot2")
 
 
@@ -164,8 +165,8 @@ class ArchInfo:
     # registers allow it (the first entry of the tile whose max head size is
     # >= the head size); other tiles and heads take TILE_BLOCK_N keys.
     block_n_by_head: tuple = ()
-    # ((tile name, min head size, rows per wave, generic only), ...): a narrower
-    # wave (fewer query rows) from that head size up, where the accumulators of
+    # ((tile name, head sizes, rows per wave, generic only), ...): a narrower
+    # wave (fewer query rows) at those head sizes, where the accumulators of
     # a full wave's rows would cap the occupancy: in every instance of the
     # tile, or only in the generic instance (any block size) where the last
     # field is true (the first matching entry applies; block_m = rows x waves).
@@ -184,8 +185,8 @@ class ArchInfo:
     def tile(self, name: str, head_size: int, block_size: int = ANY_BLOCK) -> "Tile":
         """Geometry of tile `name` for `head_size` and `block_size` (ANY_BLOCK: generic)."""
         t = self.tiles[name]
-        for tile_name, min_head, rows, generic_only in self.rows_by_head:
-            if tile_name == name and head_size >= min_head and (not generic_only or block_size == ANY_BLOCK):
+        for tile_name, heads, rows, generic_only in self.rows_by_head:
+            if tile_name == name and head_size in heads and (not generic_only or block_size == ANY_BLOCK):
                 t = dataclasses.replace(t, block_m=rows * t.waves)
                 break
         for tile_name, max_head, block_n in self.block_n_by_head:
@@ -208,9 +209,11 @@ BUILTIN_ARCHS = (
              block_n_by_head=(("large", 128, 64),),
              # one-wave tiles at d192 / d256, the generic instance included:
              # 16 rows (v_mfma_f32_16x16x32), whose 48 / 64 accumulator
-             # registers fit 3-4 waves per SIMD (32 rows: 96 / 128);
-             # attention_mfma.hpp
-             rows_by_head=(("small", 192, 16, False),)),
+             # registers fit 3-4 waves per SIMD (32 rows: 96 / 128); the
+             # generic one-wave tile at d96 / d128 too (4 waves per SIMD; 32
+             # rows spill at 128 VGPR+AGPR; 16x16x32 needs head % 32 == 0, so
+             # not d80 / d112); attention_mfma.hpp
+             rows_by_head=(("small", (192, 256), 16, False), ("small", (96, 128), 16, True))),
     # RDNA2, Radeon Pro V620: 8 rows per wave; 64 KiB LDS per workgroup (128 KiB
     # per WGP); 1024 wave32 VGPRs per SIMD, 16 waves per SIMD. LDS rows hold a Q
     # row and the row's 32 f16 probabilities of one KV tile (attention_dot2.hpp).
@@ -227,7 +230,7 @@ BUILTIN_ARCHS = (
              # rows, whose 32 / 24 accumulator registers fit 8 waves per SIMD
              # (8 rows: 64 / 48 accumulators, spills at 128 VGPRs; the
              # specialised d192 tiles fit with 8); attention_dot2.hpp
-             rows_by_head=(("small", 256, 4, False), ("small", 192, 4, True))),
+             rows_by_head=(("small", (256,), 4, False), ("small", (192,), 4, True))),
 )
 ARCHS = tuple(a.name for a in BUILTIN_ARCHS)   # the built-in architectures, table order
 

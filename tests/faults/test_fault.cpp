@@ -28,6 +28,16 @@ constexpr int kHead = 256, kBlock = 16;
 constexpr int kRows = tile_rows_per_wave(kArch, Tile::small, kHead, kBlock);
 static_assert(kRows < rows_per_wave(kArch), "FAULT_NARROW needs a narrow tile at d256");
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow, kRows, 32, 1>;
+#elif defined(FAULT_BCAST)
+// A gfx1030 tile with the DPP broadcasts of Q and P (attention_dot2.hpp kBcast):
+// one-wave d128, block size 16, sliding window (as
+// uattn_gfx1030_2d_f16_f16_d128_b16_win_m8n32w1).
+constexpr int kHead = 128, kBlock = 16;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow,
+                     tile_rows_per_wave(kArch, Tile::small, kHead, kBlock), 32, 1>;
+static_assert(AttnBodyDot2<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow,
+                           tile_rows_per_wave(kArch, Tile::small, kHead, kBlock), 32, 1>::kBcast,
+              "FAULT_BCAST needs a tile with the DPP broadcasts");
 #else
 constexpr int kHead = 64, kBlock = 13;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, tile_rows_per_wave(kArch, Tile::small, kHead, 0), 32, 1>;

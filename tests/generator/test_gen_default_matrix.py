@@ -116,12 +116,19 @@ def test_served_space_has_no_hole(default, subset):
     assert len(generic) == len(ARCHS) * len(VALID_PAIRS) * len(HEAD_SIZES) * len(PATHS)
 
 
+# Problems the generic instance serves on purpose: on gfx950 its 16-row one-wave
+# tile (961 llvm-mca cycles per tile, 2D d128) and its 4-wave prefill tile
+# undercut a 32-row ALiBi d128 tile (1387), so the matrix has none.
+GENERIC_BY_DESIGN = {("alibi_decode_d128_b16", "gfx950")}
+
+
 def test_model_problems_get_specialised_2d_instances(default):
     insts = _insts(default)
     for (label, q, head, block, feats), arch in itertools.product(PROBLEMS, ARCHS):
         for dt in ([q] if q else ["f16", "bf16"]):
             rows = _serving(insts, arch, dt, dt, head, block, feats, "2d")
-            assert rows and rows[0].block_size == block, (label, arch, dt)
+            want = ANY_BLOCK if (label, arch) in GENERIC_BY_DESIGN else block
+            assert rows and rows[0].block_size == want, (label, arch, dt)
             assert _serving(insts, arch, dt, dt, head, block, feats, "3d"), (label, arch, dt)
 
 

@@ -44,7 +44,7 @@ def test_removed_instance_file_is_deleted(run, tmp_path):
     matrix, out = tmp_path / "m.yaml", tmp_path / "out"
     write_matrix(matrix, GROUP_A + GROUP_B)
     assert run("generate", "--matrix", matrix, "--out", out)[0] == 0
-    b_files = {"instances/uattn_gfx950_3d_bf16_fp8_d128_bany_all_m32n32w1.hip",
+    b_files = {"instances/uattn_gfx950_3d_bf16_fp8_d128_bany_all_m16n32w1.hip",
                "instances/uattn_gfx950_reduce_d128.hip"}
     assert b_files <= set(tree(out))
     a_file = out / "instances/uattn_gfx950_2d_f16_f16_d64_b16_plain_m32n32w1.hip"

@@ -221,3 +221,50 @@ TEST(Dot2, XorLanesAndReadlane) {
     EXPECT_EQ(out[lane * 6 + 5], 197u) << lane;
   }
 }
+
+// fdot2_row_share<N>: v_dot2c_f32_f16 with DPP ROW_SHARE N (RDNA2 ISA reference
+// guide, DPP16): every lane of a row of 16 takes `a` from lane N of that row.
+template <int N>
+void row_share_body(AttnParams p) {
+  const int l = dl::lane_id();
+  const uint32_t* in = static_cast<const uint32_t*>(p.q);
+  float* out = static_cast<float*>(p.out);
+  out[l] = dl::fdot2_row_share<N>(in[l], in[32 + l], static_cast<const float*>(p.k_cache)[l]);
+}
+UATTN_GLOBAL void k_dot2_row_share_0(AttnParams p) { row_share_body<0>(p); }
+UATTN_GLOBAL void k_dot2_row_share_5(AttnParams p) { row_share_body<5>(p); }
+UATTN_GLOBAL void k_dot2_row_share_15(AttnParams p) { row_share_body<15>(p); }
+
+template <int N>
+void check_row_share(void (*kernel)(AttnParams)) {
+  std::vector<uint32_t> ab(64);
+  std::vector<float> c(32), out(32, std::nanf(""));
+  for (int l = 0; l < 32; ++l) {
+    ab[l] = h2(0.25f * (float)(l + 1), -0.5f * (float)(l % 7));  // a: distinct per lane
+    ab[32 + l] = h2(1.0f + (float)(l % 5), 0.125f * (float)l);   // b
+    c[l] = (float)l - 3.0f;
+  }
+  AttnParams p{};
+  p.q = ab.data();
+  p.k_cache = c.data();
+  p.out = out.data();
+  Launch l{};
+  l.kernel_name = "k_dot2_row_share";
+  l.grid[0] = l.grid[1] = l.grid[2] = 1;
+  l.threads = 32;
+  l.wave_size = 32;
+  l.lds_bytes = 0;
+  const Result r = launch(kernel, l, p);
+  ASSERT_TRUE(r.ok) << r.error;
+  for (int lane = 0; lane < 32; ++lane) {
+    const uint32_t a = ab[(lane & 16) + N], b = ab[32 + lane];  // lane N of this lane's row
+    const double want = (double)lo_f(a) * lo_f(b) + (double)hi_f(a) * hi_f(b) + c[lane];
+    EXPECT_EQ(out[lane], (float)want) << "N " << N << " lane " << lane;
+  }
+}
+
+TEST(Dot2, Fdot2RowShareTakesAFromLaneNOfTheRow) {
+  check_row_share<0>(k_dot2_row_share_0);
+  check_row_share<5>(k_dot2_row_share_5);
+  check_row_share<15>(k_dot2_row_share_15);
+}

@@ -249,6 +249,20 @@ typedef _Float16 h2_t __attribute__((ext_vector_type(2)));
 UATTN_INLINE float fdot2(uint32_t a, uint32_t b, float c) {
   return __builtin_amdgcn_fdot2(__builtin_bit_cast(h2_t, a), __builtin_bit_cast(h2_t, b), c, false);
 }
+// c + a'.lo * b.lo + a'.hi * b.hi where a' is `a` of lane N of this lane's row of
+// 16 lanes (lanes 0-15 read lane N, lanes 16-31 lane 16 + N): v_dot2c_f32_f16
+// (VOP2, the accumulator is the destination) with the DPP16 control ROW_SHARE
+// (AMD "RDNA 2" ISA reference guide, DPP16: DPP_CTRL 0x150 + N; assembler syntax:
+// LLVM AMDGPUAsmGFX1030, DPP16), so the broadcast costs no instruction. Every lane of the row must be active (the bodies call it with
+// the whole wave active). gfx10 has no VALU-write -> DPP-read hazard, so no wait
+// states are needed before it. Written as inline assembly: clang does not fold
+// a DPP move into v_dot2c_f32_f16.
+template <int N>
+UATTN_INLINE float fdot2_row_share(uint32_t a, uint32_t b, float c) {
+  static_assert(N >= 0 && N < 16, "fdot2_row_share: lane of a row of 16");
+  __asm__("v_dot2c_f32_f16_dpp %0, %1, %2 row_share:%3 row_mask:0xf bank_mask:0xf" : "+v"(c) : "v"(a), "v"(b), "n"(N));
+  return c;
+}
 // v_pk_mul_f16 / v_pk_fma_f16 on two packed f16 (round to nearest even).
 UATTN_INLINE uint32_t pk_mul_f16(uint32_t a, uint32_t b) {
   return __builtin_bit_cast(uint32_t, __builtin_bit_cast(h2_t, a) * __builtin_bit_cast(h2_t, b));

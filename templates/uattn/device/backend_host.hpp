@@ -157,6 +157,12 @@ inline float fdot2(uint32_t a, uint32_t b, float c) {
                    (double)h16_to_f32((uint16_t)(a >> 16)) * (double)h16_to_f32((uint16_t)(b >> 16)) + (double)c;
   return (float)s;
 }
+// v_dot2c_f32_f16 with DPP ROW_SHARE N: `a` from lane N of this lane's row of 16.
+template <int N>
+inline float fdot2_row_share(uint32_t a, uint32_t b, float c) {
+  static_assert(N >= 0 && N < 16, "fdot2_row_share: lane of a row of 16");
+  return fdot2(host::shfl_bits(a, (lane_id() & ~15) | N), b, c);
+}
 // v_pk_mul_f16 / v_pk_fma_f16: per half, one rounding to f16 (nearest even); the f16
 // product is exact in float, so float arithmetic then one conversion matches.
 inline uint32_t pk_mul_f16(uint32_t a, uint32_t b) {

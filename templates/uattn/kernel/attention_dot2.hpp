@@ -20,9 +20,14 @@
 // Lane roles (lane = 0..31 of a wave):
 //   QK:  lane = key k0 + lane of the tile. The lane loads its own key's K row
 //        straight from the paged cache (16-byte loads) and computes the R
-//        scores s[r] = q_r . k (v_dot2_f32_f16 over 8-dim chunks); q_r chunks are
-//        broadcast LDS reads (every lane reads the same 16 bytes), issued kQA
-//        reads ahead of their use (R / 2 rows of a chunk per step).
+//        scores s[r] = q_r . k (v_dot2_f32_f16 over 8-dim chunks). The q_r chunks
+//        reach every lane by one of two broadcasts:
+//         - kBcast (head sizes up to 128, every tile but the QQ-bias and generic
+//           one-wave tiles): Q stays in registers, chunk c of every row in lanes
+//           c and 16 + c, and v_dot2c_f32_f16 reads it through its DPP ROW_SHARE
+//           source (dl::fdot2_row_share): no instruction, no LDS access;
+//         - otherwise: broadcast LDS reads (every lane reads the same 16 bytes),
+//           issued kQA reads ahead of their use (R / 2 rows of a chunk per step).
 //   softmax: per row max over the 32 lanes with DPP / v_permlanex16 butterflies
 //        (xor 1, 2, 4, 8, 16); the row sum is kept per lane (scaled by the same
 //        alpha) and reduced once after the last tile.
@@ -31,8 +36,10 @@
 //        (odd lane).
 //   PV:  lane = kDPL head dims (dims lane * kDPL ..), all R rows: acc[r][e] +=
 //        dot2((p_r[2i], p_r[2i+1]), (v[2i][d], v[2i+1][d])); the P pairs are
-//        broadcast by v_readlane into SGPRs (the SGPR operand of v_dot2), so
-//        this phase has no LDS access to wait for. The V row of each key
+//        broadcast by DPP ROW_SHARE from lanes 2i / 2i + 1 (kBcast: the upper
+//        16 lanes' pairs copied to the lower row and back by v_permlanex16_b32
+//        once per tile), or by v_readlane into SGPRs (the SGPR operand of
+//        v_dot2); either way this phase has no LDS access to wait for. The V row of each key
 //        is a wave-uniform address (v_readlane from the key's lane); the lane loads
 //        its kDPL dims (8 bytes at d128, 12 at d192, 16 at d256; d192 f16 / bf16
 //        takes 6 dims per lane, so the 32 lanes cover the head exactly) and
@@ -40,7 +47,8 @@
 //
 // LDS per wave (bytes): Q [R rows][HEAD] f16 (2 * R * HEAD), then 64 * R bytes
 // the body does not use (attn_lds_bytes() / WAVES, config.hpp, still counts a P
-// area of [16 key pairs][R rows] u32 per wave).
+// area of [16 key pairs][R rows] u32 per wave). kBcast tiles use no LDS (the
+// code object declares none; attn_lds_bytes() stays an upper bound).
 //
 // Rows: the vector path loads and stores whole dwords (16-byte K / Q pieces,
 // 4-16-byte V pieces), so q / out / k_cache / v_cache rows must start on a
@@ -174,6 +182,17 @@ UATTN_INLINE float wave_sum(float v) {
   return v;
 }
 
+// f(IntC<I>{}) for I = B .. N-1: an unrolled loop whose index is a constant
+// expression (the DPP lane of dl::fdot2_row_share).
+template <int V> struct IntC { static constexpr int value = V; };
+template <int B, int N, class F>
+UATTN_INLINE void static_for(F& f) {
+  if constexpr (B < N) {
+    f(IntC<B>{});
+    static_for<B + 1, N>(f);
+  }
+}
+
 }  // namespace dot2
 
 template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN, int WAVES>
@@ -217,6 +236,15 @@ struct AttnBodyDot2 {
   static constexpr bool kQQ = (FEATS & kFeatQQBias) != 0;
   static constexpr bool kSink = (FEATS & kFeatSinks) != 0;
   using U4 = dot2::U4;
+  // Broadcasts by DPP up to d128, in the prefill tile and the one-wave tiles of
+  // a fixed block size without QQ-bias: Q stays in registers, chunk c of every
+  // row in lanes c and 16 + c, and reaches QK through the ROW_SHARE source of
+  // v_dot2c_f32_f16 (dl::fdot2_row_share); P reaches P.V the same way from the
+  // lanes of its key pair. No LDS access and no v_readlane of P in the tile
+  // loop. (The QQ-bias tile and the generic tile, whose registers are taken by
+  // their features, spill or lose cycles with it: QQ-bias d128 +24% at 2 K
+  // pieces / 3 V key pairs, docs/performance.md.)
+  static constexpr bool kBcast = HEAD <= 128 && (FEATS & kFeatQQBias) == 0 && (WAVES > 1 || BLOCK != 0);
 
   // V of one key, this lane's kDPL dims, raw (kVDw dwords): the key's row address
   // `row` (wave-uniform) + the lane's byte offset.
@@ -289,11 +317,25 @@ struct AttnBodyDot2 {
   // otherwise. The specialised instances are selected only for rows_aligned
   // problems (dispatch: ProblemDesc::rows_aligned), which are 4-byte aligned.
   static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
+  // Which path the generic instance's alignment test names first. Both forms
+  // run the same operations, but clang lays their blocks out differently, so the
+  // form is chosen per family with tools/uattn-inspect (docs/performance.md):
+  // with the unaligned path first, the 3D tile loops of fp8 KV d80 / d96 and
+  // bf16 x fp8 d112 are not straight-line (the unaligned copy is laid out inside
+  // the aligned loop) and the 3D 16-bit d80-d128 loops take 18-23% more cycles;
+  // with the aligned path first, every 2D loop and the 3D fp8 d128 loop are not
+  // straight-line, and the 3D f16 x fp8 d112 loop takes 39% more cycles.
+  static constexpr bool kAlignedFirst = P == Path::k3D && (!kFp8 || HEAD < 112 || (kBf16 && HEAD == 112));
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
-    if constexpr (kGeneric) {
-      if (!rows_dword_aligned(p)) { run_rows<false>(p, lds); return; }
+    if constexpr (kGeneric && kAlignedFirst) {
+      if (rows_dword_aligned(p)) run_rows<true>(p, lds);
+      else run_rows<false>(p, lds);
+    } else {
+      if constexpr (kGeneric) {
+        if (!rows_dword_aligned(p)) { run_rows<false>(p, lds); return; }
+      }
+      run_rows<true>(p, lds);
     }
-    run_rows<true>(p, lds);
   }
   // Every q / out / k_cache / v_cache row starts on a 4-byte boundary (base
   // address and every token / head / block / slot stride in bytes), so the
@@ -381,36 +423,44 @@ struct AttnBodyDot2 {
     const uint32_t wbase = (uint32_t)wave * kWaveLds;
     const dl::Lds<U4> q_lds{lds, wbase, (uint32_t)(kR * kNC)};
 
-    // Stage this wave's Q rows as f16 [kR][HEAD] (padding rows: zero).
-    UATTN_UNROLL
-    for (int i = 0; i < (kR * kNC + 31) / 32; ++i) {
-      const int idx = lane + 32 * i;
-      if (kR * kNC % 32 == 0 || idx < kR * kNC) {
-        const int r = idx / kNC, c = idx % kNC;
-        // Padding rows (r >= nrows) read row nrows - 1 and store zeros: no branch
-        // around the load (the compiler would lay the skipped path out of line).
-        const int rr = r < nrows ? r : nrows - 1;
-        const uint32_t hr = (uint32_t)(h_first + rr);  // < qpk + kR
-        const int tr = t_first + (int)(hr / (uint32_t)qpk), hq = (int)(hr % (uint32_t)qpk);
-        const QT* qrow = static_cast<const QT*>(p.q) + ((int64_t)q_start + tr) * p.q_stride_token +
-                         (int64_t)(kvh * qpk + hq) * p.q_stride_head;
-        const auto raw = dot2::ld_row<kAl, (int)sizeof(QT), 4>(qrow + 8 * c);
-        const uint32_t keep = r < nrows ? ~0u : 0u;
-        U4 v;
-        UATTN_UNROLL
-        for (int e = 0; e < 4; ++e) {
-          if constexpr (kBf16) {
-            const uint32_t lo16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] << 16)));
-            const uint32_t hi16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] & 0xFFFF0000u)));
-            v.v[e] = ((uint32_t)lo16 | ((uint32_t)hi16 << 16)) & keep;
-          } else {
-            v.v[e] = raw[e] & keep;
-          }
+    // Chunk c (8 dims) of Q row r as f16 (padding rows: zero).
+    auto q_chunk = [&](int r, int c) -> U4 {
+      // Padding rows (r >= nrows) read row nrows - 1 and store zeros: no branch
+      // around the load (the compiler would lay the skipped path out of line).
+      const int rr = r < nrows ? r : nrows - 1;
+      const uint32_t hr = (uint32_t)(h_first + rr);  // < qpk + kR
+      const int tr = t_first + (int)(hr / (uint32_t)qpk), hq = (int)(hr % (uint32_t)qpk);
+      const QT* qrow = static_cast<const QT*>(p.q) + ((int64_t)q_start + tr) * p.q_stride_token +
+                       (int64_t)(kvh * qpk + hq) * p.q_stride_head;
+      const auto raw = dot2::ld_row<kAl, (int)sizeof(QT), 4>(qrow + 8 * c);
+      const uint32_t keep = r < nrows ? ~0u : 0u;
+      U4 v;
+      UATTN_UNROLL
+      for (int e = 0; e < 4; ++e) {
+        if constexpr (kBf16) {
+          const uint32_t lo16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] << 16)));
+          const uint32_t hi16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] & 0xFFFF0000u)));
+          v.v[e] = ((uint32_t)lo16 | ((uint32_t)hi16 << 16)) & keep;
+        } else {
+          v.v[e] = raw[e] & keep;
         }
-        q_lds.st((uint32_t)idx, v);
       }
+      return v;
+    };
+    U4 qreg[kBcast ? kR : 1];  // kBcast: chunk (lane % 16) of every row (lanes past the head: the last)
+    if constexpr (kBcast) {
+      const int c = (lane & 15) < kNC ? (lane & 15) : kNC - 1;
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) qreg[r] = q_chunk(r, c);
+    } else {
+      // Stage this wave's Q rows as f16 [kR][HEAD] in LDS.
+      UATTN_UNROLL
+      for (int i = 0; i < (kR * kNC + 31) / 32; ++i) {
+        const int idx = lane + 32 * i;
+        if (kR * kNC % 32 == 0 || idx < kR * kNC) q_lds.st((uint32_t)idx, q_chunk(idx / kNC, idx % kNC));
+      }
+      dl::wave_barrier();  // Q staged by the wave's lanes, read by all of them
     }
-    dl::wave_barrier();  // Q staged by the wave's lanes, read by all of them
 
     float m_i[kR], l_i[kR];  // running max (log2 units, wave-uniform) and this lane's share of the sum
     UATTN_UNROLL
@@ -503,9 +553,14 @@ struct AttnBodyDot2 {
     // A run-time block size (the generic tile): 2 / 3 / 2 (8 rows), 3 / 2 / 2 (4 rows).
     constexpr bool kGen = BLOCK == 0 && HEAD > 64;
     constexpr bool kR4 = kR == 4 && !kGen;  // the 4-row d256 tile: 4 / 3 / 4, bf16 4 / 2 / 6 (<= 128 VGPRs)
-    constexpr int kAheadK = !kAl || kTightBf16 ? 1 : kGen ? (kR == 4 ? 3 : 2) : kR4 ? 4 : HEAD > 128 || kTight ? 2 : 4;
+    // kBcast (no Q reads: every wait in the loop is a K / V load's): the prefill
+    // tile 10 K pieces / 8 V key pairs (160-164 VGPRs at 16-bit KV); one-wave
+    // tiles 4 / 4 where that fits 128 VGPRs without spills (16-bit f16 KV without
+    // ALiBi, d64, bf16 d80), else 4 / 3 (docs/performance.md).
+    constexpr bool kBcastLV4 = HEAD <= 64 || (!kFp8 && !kBf16 && !kAlibi) || (kBf16 && HEAD == 80);
+    constexpr int kAheadK = !kAl || kTightBf16 ? 1 : kBcast ? (WAVES > 1 ? 10 : 4) : kGen ? (kR == 4 ? 3 : 2) : kR4 ? 4 : HEAD > 128 || kTight ? 2 : 4;
     constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight
-    constexpr int kLV = !kAl ? 1 : kGen ? (kR == 4 ? 2 : 3) : kR4 ? (kBf16 ? 2 : 3) : kTightBf16 ? 3 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 || kTight ? 4 : 3;  // V key pairs in flight
+    constexpr int kLV = !kAl ? 1 : kBcast ? (WAVES > 1 ? 8 : kBcastLV4 ? 4 : 3) : kGen ? (kR == 4 ? 2 : 3) : kR4 ? (kBf16 ? 2 : 3) : kTightBf16 ? 3 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 || kTight ? 4 : 3;  // V key pairs in flight
     // Row address of key `key` of the tile (v_readlane of that key's lane).
     auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
       return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
@@ -556,13 +611,9 @@ struct AttnBodyDot2 {
       float s[kR];
       UATTN_UNROLL
       for (int r = 0; r < kR; ++r) s[r] = 0.0f;
-      U4 qb[kQA];
-      UATTN_UNROLL
-      for (int n = 0; n < kQA; ++n) qb[n] = q_ld(n);
-      UATTN_UNROLL
-      for (int g = 0; g < kKG; ++g) {
-        if (g + kLK < kKG) kr[g + kLK] = dot2::ld_row<kAl, (int)sizeof(KVT), 4>(krow + 16 * (g + kLK));
-        uint32_t kw[kFp8 ? 8 : 4];
+      // K piece g of this lane's key as kKW f16 pairs.
+      constexpr int kKW = kFp8 ? 8 : 4;
+      auto k_pairs = [&](int g, uint32_t (&kw)[kKW]) {
         if constexpr (kFp8) {
           UATTN_UNROLL
           for (int e = 0; e < 8; ++e) kw[e] = dot2::fp8_pair_to_f16_div256(dot2::fp8_bytes_to_pair(kr[g][e / 2], e % 2));
@@ -570,24 +621,58 @@ struct AttnBodyDot2 {
           UATTN_UNROLL
           for (int e = 0; e < 4; ++e) kw[e] = kBf16 ? dot2::bf16_pair_to_f16(kr[g][e]) : kr[g][e];
         }
+      };
+      // The first V keys of this tile, issued in the middle of QK (in flight during its rest).
+      auto v_first = [&]() {
         UATTN_UNROLL
-        for (int cc = 0; cc < (kFp8 ? 2 : 1); ++cc) {
-          const int c = (kFp8 ? 2 : 1) * g + cc;
-          UATTN_UNROLL
-          for (int r = 0; r < kR; ++r) {
-            const int n = c * kR + r;  // Q read n of the tile (chunk c, row r)
-            const U4 q = qb[n % kQA];
-            if (n + kQA < kNC * kR) qb[n % kQA] = q_ld(n + kQA);
+        for (int i = 0; i < 2 * kLV; ++i) v_load<kAl>(v_row(vaddr, i), v_lane_off, vraw[i]);
+      };
+      if constexpr (kBcast) {
+        // Q chunk c of row r: qreg[r] of lane c of each row of 16 lanes (DPP ROW_SHARE).
+        auto qk_step = [&](auto gc) {
+          constexpr int g = decltype(gc)::value;
+          if constexpr (g + kLK < kKG) kr[g + kLK] = dot2::ld_row<kAl, (int)sizeof(KVT), 4>(krow + 16 * (g + kLK));
+          uint32_t kw[kKW];
+          k_pairs(g, kw);
+          auto chunk = [&](auto ccc) {
+            constexpr int cc = decltype(ccc)::value;
+            constexpr int c = (kFp8 ? 2 : 1) * g + cc;
             UATTN_UNROLL
-            for (int e = 0; e < 4; ++e) s[r] = dl::fdot2(q.v[e], kw[4 * cc + e], s[r]);
-            if (kSplitQ && r == kR / 2 - 1) step_end(s, kR / 2);  // half the rows per step
-          }
-        }
-        if (g == kKG / 2) {  // the first V keys of this tile, in flight during the rest of QK
+            for (int r = 0; r < kR; ++r) {
+              UATTN_UNROLL
+              for (int e = 0; e < 4; ++e) s[r] = dl::fdot2_row_share<c>(qreg[r].v[e], kw[4 * cc + e], s[r]);
+            }
+          };
+          dot2::static_for<0, kFp8 ? 2 : 1>(chunk);
+          if constexpr (g == kKG / 2) v_first();
+          step_end(s, kR);
+        };
+        dot2::static_for<0, kKG>(qk_step);
+      } else {
+        U4 qb[kQA];
+        UATTN_UNROLL
+        for (int n = 0; n < kQA; ++n) qb[n] = q_ld(n);
+        UATTN_UNROLL
+        for (int g = 0; g < kKG; ++g) {
+          if (g + kLK < kKG) kr[g + kLK] = dot2::ld_row<kAl, (int)sizeof(KVT), 4>(krow + 16 * (g + kLK));
+          uint32_t kw[kKW];
+          k_pairs(g, kw);
           UATTN_UNROLL
-          for (int i = 0; i < 2 * kLV; ++i) v_load<kAl>(v_row(vaddr, i), v_lane_off, vraw[i]);
+          for (int cc = 0; cc < (kFp8 ? 2 : 1); ++cc) {
+            const int c = (kFp8 ? 2 : 1) * g + cc;
+            UATTN_UNROLL
+            for (int r = 0; r < kR; ++r) {
+              const int n = c * kR + r;  // Q read n of the tile (chunk c, row r)
+              const U4 q = qb[n % kQA];
+              if (n + kQA < kNC * kR) qb[n % kQA] = q_ld(n + kQA);
+              UATTN_UNROLL
+              for (int e = 0; e < 4; ++e) s[r] = dl::fdot2(q.v[e], kw[4 * cc + e], s[r]);
+              if (kSplitQ && r == kR / 2 - 1) step_end(s, kR / 2);  // half the rows per step
+            }
+          }
+          if (g == kKG / 2) v_first();
+          step_end(s, kR);
         }
-        step_end(s, kR);
       }
 
       // ---- scale, softcap, mask, ALiBi, QQ-bias (SPEC.md s.1 steps 1-5), log2 units ----
@@ -643,40 +728,77 @@ struct AttnBodyDot2 {
       // Next tile's K/V rows.
       key_offsets(next, koff_n, voff_n);
 
-      // ---- PV: acc[r][e] += sum_j p_r[j] v_j[d0 + e] (P broadcast one step ahead) ----
-      // The f16 pairs of key pair i come from lanes 2i / 2i + 1 by v_readlane into
-      // SGPRs (the SGPR operand of v_dot2): no LDS round trip, so no LDS wait in
-      // this phase while V loads are in flight.
-      struct PH { uint32_t v[kH]; };
-      auto p_get = [&](int kk) -> PH {
-        PH o;
-        UATTN_UNROLL
-        for (int e = 0; e < kH; ++e) o.v[e] = dl::readlane(w[e], kk);
-        return o;
-      };
-      PH pa_n = p_get(0), pb_n = p_get(1);
-      UATTN_UNROLL
-      for (int i = 0; i < 16; ++i) {
+      // ---- PV: acc[r][e] += sum_j p_r[j] v_j[d0 + e] ----
+      // V key pairs 2i, 2i + 1 of this lane's kDPL dims.
+      auto v_step = [&](int i, uint32_t (&vw)[kDPL]) {
         if (i + kLV < 16) {
           v_load<kAl>(v_row(vaddr, 2 * (i + kLV)), v_lane_off, vraw[2 * (i + kLV)]);
           v_load<kAl>(v_row(vaddr, 2 * (i + kLV) + 1), v_lane_off, vraw[2 * (i + kLV) + 1]);
         }
-        uint32_t vw[kDPL];
         v_pairs(vraw[2 * i], vraw[2 * i + 1], vw);
         if (i == 8) {  // the next tile's first K pieces (this tile's again after the last)
           UATTN_UNROLL
           for (int g = 0; g < kLK; ++g) kr[g] = dot2::ld_row<kAl, (int)sizeof(KVT), 4>(kc + koff_n + 16 * g);
         }
-        const PH pa = pa_n, pb = pb_n;
-        if (i + 1 < 16) { pa_n = p_get(2 * i + 2); pb_n = p_get(2 * i + 3); }
-        uint32_t pr[kR];  // rows 0 .. kH-1 from lane 2i, kH .. kR-1 from lane 2i+1
+      };
+      if constexpr (kBcast) {
+        // The P pairs of key pair i are in lanes 2i (rows 0 .. kH-1) and 2i + 1 (rows
+        // kH .. kR-1): pairs 0-7 in the lower 16 lanes, 8-15 in the upper. plo / phi
+        // hold the lower / upper lanes' w in both rows of 16 (v_permlanex16_b32 swaps
+        // them), so each P.V product takes its P pair by DPP ROW_SHARE.
+        uint32_t plo[kH], phi[kH];
+        const bool low = lane < 16;
         UATTN_UNROLL
-        for (int r = 0; r < kH; ++r) { pr[r] = pa.v[r]; pr[kH + r] = pb.v[r]; }
-        UATTN_UNROLL
-        for (int r = 0; r < kR; ++r)
+        for (int e = 0; e < kH; ++e) {
+          const uint32_t x = dl::xor_lanes<16>(w[e]);
+          plo[e] = low ? w[e] : x;
+          phi[e] = low ? x : w[e];
+        }
+        auto pv_step = [&](auto ic) {
+          constexpr int i = decltype(ic)::value;
+          constexpr int la = 2 * (i % 8);  // lane of key pair i in its row of 16
+          uint32_t vw[kDPL];
+          v_step(i, vw);
+          const uint32_t(&pp)[kH] = i < 8 ? plo : phi;
           UATTN_UNROLL
-          for (int e = 0; e < kDPL; ++e) acc[r][e] = dl::fdot2(pr[r], vw[e], acc[r][e]);
-        step_end(&acc[0][0], kR * kDPL);
+          for (int r = 0; r < kH; ++r) {
+            UATTN_UNROLL
+            for (int e = 0; e < kDPL; ++e) {
+              acc[r][e] = dl::fdot2_row_share<la>(pp[r], vw[e], acc[r][e]);
+              acc[kH + r][e] = dl::fdot2_row_share<la + 1>(pp[r], vw[e], acc[kH + r][e]);
+            }
+          }
+          step_end(&acc[0][0], kR * kDPL);
+        };
+        dot2::static_for<0, 16>(pv_step);
+      } else {
+        // P broadcast one step ahead.
+        // The f16 pairs of key pair i come from lanes 2i / 2i + 1 by v_readlane into
+        // SGPRs (the SGPR operand of v_dot2): no LDS round trip, so no LDS wait in
+        // this phase while V loads are in flight.
+        struct PH { uint32_t v[kH]; };
+        auto p_get = [&](int kk) -> PH {
+          PH o;
+          UATTN_UNROLL
+          for (int e = 0; e < kH; ++e) o.v[e] = dl::readlane(w[e], kk);
+          return o;
+        };
+        PH pa_n = p_get(0), pb_n = p_get(1);
+        UATTN_UNROLL
+        for (int i = 0; i < 16; ++i) {
+          uint32_t vw[kDPL];
+          v_step(i, vw);
+          const PH pa = pa_n, pb = pb_n;
+          if (i + 1 < 16) { pa_n = p_get(2 * i + 2); pb_n = p_get(2 * i + 3); }
+          uint32_t pr[kR];  // rows 0 .. kH-1 from lane 2i, kH .. kR-1 from lane 2i+1
+          UATTN_UNROLL
+          for (int r = 0; r < kH; ++r) { pr[r] = pa.v[r]; pr[kH + r] = pb.v[r]; }
+          UATTN_UNROLL
+          for (int r = 0; r < kR; ++r)
+            UATTN_UNROLL
+            for (int e = 0; e < kDPL; ++e) acc[r][e] = dl::fdot2(pr[r], vw[e], acc[r][e]);
+          step_end(&acc[0][0], kR * kDPL);
+        }
       }
     }
 

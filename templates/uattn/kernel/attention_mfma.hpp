@@ -3,10 +3,11 @@
 //
 // One workgroup of WAVES waves serves BM = kQW * WAVES packed query rows of one
 // KV head (phases.hpp) and walks its KV tiles BN keys at a time. A wave owns
-// kQW = 32 rows, or 16 in the one-wave tiles at d192 / d256 (ArchInfo.rows_by_head
-// in generator/uattn_gen/model.py: their 48 / 64 accumulator registers leave
-// room for 4 waves per SIMD, 3 in the generic instance; 32 rows take 96 /
-// 128). Per tile:
+// kQW = 32 rows, or 16 in the one-wave tiles at d192 / d256 and in the generic
+// one-wave tile at d96 / d128 (ArchInfo.rows_by_head in
+// generator/uattn_gen/model.py: their 24-64 accumulator registers leave room
+// for 4 waves per SIMD, 3 in the generic d256 tile; 32 rows take 48-128).
+// Per tile:
 //   stage K/V  - 16-byte global loads (8-byte for fp8 KV) through block_table
 //                into registers one tile ahead, then K -> LDS [key][d] and
 //                V -> LDS transposed, V^T [d][key], so every MFMA operand is
@@ -19,7 +20,8 @@
 //                (16-byte loads; element loads in the generic instance's
 //                variant for unaligned rows): LDS holds V^T only, and the
 //                registers fit 4 waves per SIMD up to d128 (3 for the 2D d112
-//                tiles of block size 32 / 64 and the generic instance) and in
+//                tiles of block size 32 / 64 and the generic d80 / d112
+//                tiles) and in
 //                the 16-row d192 / d256 tiles of a fixed block size, which
 //                stage V^T in two halves of the head (kVS, 7.5 / 10 KiB), so
 //                LDS allows 4 too;
@@ -99,12 +101,14 @@ struct AttnBodyMfma {
   // largest of 4, 2, 1 whose unit count is a multiple of the workgroup's
   // lanes, so every lane stages the same number of units and the tile loop has
   // no per-lane skip (see kPinGuard for why a skip costs). Where
-  // none divides (d80 / d112 with 4 waves), and in the generic instance that
-  // keeps K in LDS (d64; its loops stay straight-line with 4-key units), the
-  // unit is 4 keys and spare lanes skip. (The generic 16-row d192 tile with
+  // none divides (d80 / d112 with 4 waves), and in the generic one-wave tile
+  // that keeps K in LDS (d64; its loops stay straight-line with 4-key units), the
+  // unit is 4 keys and spare lanes skip. (The generic 4-wave d96 tile with
+  // 4-key units and spare lanes skipping: 1694 instructions and 4421 llvm-mca
+  // cycles per tile; with 1-key units: 398 and 584.) (The generic 16-row d192 tile with
   // 4-key units, spare lanes skipping: 287 spilled registers; 2-key: none.)
   static constexpr int units_of(int uk) { return (BN / uk) * kChunks; }
-  static constexpr int kUK = (kGeneric && !kKDirect) || units_of(4) % kThreads == 0 ? 4
+  static constexpr int kUK = (kGeneric && !kKDirect && WAVES == 1) || units_of(4) % kThreads == 0 ? 4
                            : units_of(2) % kThreads == 0 ? 2
                            : units_of(1) % kThreads == 0 ? 1 : 4;
   static constexpr int kUnits = units_of(kUK);
@@ -140,9 +144,13 @@ struct AttnBodyMfma {
   // block size 32 / 64 the compiler nests a loop in it and it spills 2-4.
   static constexpr bool kThreeLoops2D = kKDirect && P == Path::k2D && HEAD == 112 && BLOCK == 16;
   // A run-time block size with K read from memory, built for 4 waves per
-  // SIMD (kWavesPerEU): the 16-row d192 tiles (1 pair per group as kN16).
-  static constexpr bool kGenW4 = kAnyBlock && kKDirect && HEAD == 192;
-  static constexpr int kKGroup = kN16 ? 1 : kFp8 || (HEAD == 112 && (P == Path::k3D || kThreeLoops2D)) || (kAnyBlock && HEAD == 96 && P == Path::k3D) ? 2 : HEAD > 192 ? 8 : 4;
+  // SIMD (kWavesPerEU): the 16-row d96 / d128 / d192 tiles.
+  static constexpr bool kGenW4 = kAnyBlock && kKDirect && kN16 && HEAD <= 192;
+  // The 16-row tiles: 1 pair per group, but the generic d96 / d128 tiles: 4,
+  // 3D d96: 2 (llvm-mca cycles, f16, 1 / 2 / 4 pairs: 2D d128 1067 / 983 /
+  // 961, 3D d128 1224 / 1130 / 1118, 2D d96 - / 787 / 704, 3D d96 - / 957 /
+  // 1115; 106-125 VGPR+AGPR, no spills at 4 waves per SIMD).
+  static constexpr int kKGroup = kN16 ? (kAnyBlock && HEAD <= 128 ? (P == Path::k3D && HEAD == 96 ? 2 : 4) : 1) : kFp8 || (HEAD == 112 && (P == Path::k3D || kThreeLoops2D)) || (kAnyBlock && HEAD == 96 && P == Path::k3D) ? 2 : HEAD > 192 ? 8 : 4;
   // 16-row tiles: V^T fragments in flight per scheduling group of the P.V step.
   static constexpr int kVGroup = 4;
   // Waves per SIMD the register allocation must allow (gfx950 has 512
@@ -153,17 +161,20 @@ struct AttnBodyMfma {
   // the 16-row d192 / d256 tiles: 4 (48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
   // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
   // share). A run-time block size from d80 up (the generic instance: every
-  // feature, two or three tile-loop variants): 4 at d192 (kGenW4), else 3
-  // (<= 168; at 128 the d112 / d128 / d256 tiles and d96 with fp8 KV spill;
-  // d80 and d96 with 16-bit KV fit with 1 K/Q fragment pair per group, at
-  // 1.5-1.7x the cycles of the specialised tile, docs/performance.md). Else
-  // at least 2.
+  // feature, two or three tile-loop variants): 4 with 16 rows (d96 / d128 /
+  // d192, kGenW4), else 3 (<= 168; at 128 the 32-row d112 tile and the 16-row
+  // d256 tile spill; 32-row d80 fits with 1 K/Q fragment pair per group, at
+  // 1.54x the cycles of the specialised tile, docs/performance.md). Else at
+  // least 2.
   static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? (kGenW4 ? 4 : 3) : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
   // registers are needed for Q and the accumulators (HEAD > 128).
   // One-wave workgroups (decode) rely on occupancy instead.
-  static constexpr bool kPrefetch = HEAD <= 128 && WAVES > 1;
+  // A run-time block size (the generic 4-wave tile) does not prefetch: with it
+  // the d128 tile needs 256 VGPR+AGPR and spills 1 register; without, 218 and
+  // 687 llvm-mca cycles per tile (695 with).
+  static constexpr bool kPrefetch = HEAD <= 128 && WAVES > 1 && !kAnyBlock;
   using CT = QT;  // LDS / MFMA dtype; fp8 KV is widened exactly into it
   // One staged chunk as loaded: 8 elements of KVT (16 bytes, or 8 for fp8).
   using Raw = dl::vec<uint32_t, kFp8 ? 2 : 4>;

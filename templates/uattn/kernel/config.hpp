@@ -24,7 +24,7 @@ constexpr int rows_per_wave(Arch a) { return arch_record(a).rows_per_wave; }
 constexpr int tile_rows_per_wave(Arch a, Tile t, int head, int block_size) {
   for (int i = 0; i < kNumRowsByHead; ++i) {
     const RowsByHead& r = kRowsByHead[i];
-    if (r.arch == a && r.tile == t && head >= r.min_head && (!r.generic_only || block_size == 0)) return r.rows;
+    if (r.arch == a && r.tile == t && head == r.head && (!r.generic_only || block_size == 0)) return r.rows;
   }
   return rows_per_wave(a);
 }
