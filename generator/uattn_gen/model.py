@@ -174,7 +174,8 @@ class ArchInfo:
 
     @property
     def stages_q_in_lds(self) -> bool:
-        """The dot2 body stages Q in LDS; the MFMA body keeps it in registers."""
+        """The dot2 body's LDS budget counts Q rows (its DPP-broadcast tiles keep Q
+        in registers and use none); the MFMA body keeps Q in registers."""
         return self.matrix_insn == "dot2"
 
     @property

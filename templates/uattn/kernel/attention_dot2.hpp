@@ -322,9 +322,10 @@ struct AttnBodyDot2 {
   // form is chosen per family with tools/uattn-inspect (docs/performance.md):
   // with the unaligned path first, the 3D tile loops of fp8 KV d80 / d96 and
   // bf16 x fp8 d112 are not straight-line (the unaligned copy is laid out inside
-  // the aligned loop) and the 3D 16-bit d80-d128 loops take 18-23% more cycles;
+  // the aligned loop) and the 3D 16-bit d80-d128 loops take 22-30% more cycles;
   // with the aligned path first, every 2D loop and the 3D fp8 d128 loop are not
-  // straight-line, and the 3D f16 x fp8 d112 loop takes 39% more cycles.
+  // straight-line, and the 3D f16 x fp8 d112 loop takes 39% more cycles (3D fp8
+  // d192 / d256 keep the unaligned-first form they were measured in).
   static constexpr bool kAlignedFirst = P == Path::k3D && (!kFp8 || HEAD < 112 || (kBf16 && HEAD == 112));
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
     if constexpr (kGeneric && kAlignedFirst) {
@@ -526,12 +527,12 @@ struct AttnBodyDot2 {
     // Loads in flight trade registers for hidden latency (llvm-mca, one wave,
     // in order, 320-cycle global loads; docs/performance.md). llvm-mca counts
     // every global load also as an LGKM (LDS) operation, so an LDS wait for a
-    // count below the global loads in flight stalls until they land: Q reads run
-    // kQA ahead so the QK waits keep that many in flight, and P reaches P.V by
-    // v_readlane (no LDS wait there). d <= 128: 4 K pieces, V 4 key pairs
-    // (prefill tile) / 3 (one-wave tile: <= 128 VGPRs, 8 waves per SIMD), Q 8
-    // reads ahead in the prefill tile, 4 otherwise; one-wave tiles with fp8 KV
-    // or QQ-bias: 2 / 4 / 2 (<= 128 VGPRs); d > 128: 2 K pieces, 2 V key pairs
+    // count below the global loads in flight stalls until they land. The kBcast
+    // tiles (d <= 128 but QQ-bias and generic) have no LDS access in the loop;
+    // their depths are below. Elsewhere Q reads run kQA ahead so the QK waits
+    // keep that many in flight, and P reaches P.V by v_readlane (no LDS wait
+    // there): the QQ-bias one-wave tile 2 K pieces / 4 V key pairs / 2 Q reads
+    // (<= 128 VGPRs, 8 waves per SIMD); d > 128: 2 K pieces, 2 V key pairs
     // (fp8 KV or features: 1), Q 4 (2) reads ahead, <= 160 VGPRs; one-wave d192:
     // Q 2 reads ahead, bf16 1 K piece / 3 V key pairs (<= 128 VGPRs); the 4-row
     // d256 tile (32 accumulators): 4 / 3 / 4 in 124-125 VGPRs (5 / 3 / 4 and
@@ -545,16 +546,18 @@ struct AttnBodyDot2 {
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
     constexpr bool kSplitQ = true;  // kR / 2 Q rows per step (all 8 cost 16 VGPRs more)
     constexpr bool kLean = kFp8 || FEATS != 0;  // fp8 conversion / feature registers
-    // One-wave tiles with fp8 KV or QQ-bias (d <= 128) and d192 fit 128 VGPRs with
-    // 2 K pieces / 4 (d192: 2) V key pairs / 2 Q reads in flight; bf16 d192 (the
-    // K / V conversions need registers too) with 1 / 3 / 2.
+    // One-wave tiles without kBcast with fp8 KV or QQ-bias (d <= 128: the QQ-bias
+    // tile) and d192 fit 128 VGPRs with 2 K pieces / 4 (d192: 2) V key pairs / 2
+    // Q reads in flight; bf16 d192 (the K / V conversions need registers too)
+    // with 1 / 3 / 2.
     constexpr bool kTight = WAVES == 1 && HEAD > 64 && (HEAD <= 128 ? (kFp8 || kQQ) : HEAD <= 192);
     constexpr bool kTightBf16 = kTight && HEAD > 128 && kBf16 && !kLean;
     // A run-time block size (the generic tile): 2 / 3 / 2 (8 rows), 3 / 2 / 2 (4 rows).
     constexpr bool kGen = BLOCK == 0 && HEAD > 64;
     constexpr bool kR4 = kR == 4 && !kGen;  // the 4-row d256 tile: 4 / 3 / 4, bf16 4 / 2 / 6 (<= 128 VGPRs)
     // kBcast (no Q reads: every wait in the loop is a K / V load's): the prefill
-    // tile 10 K pieces / 8 V key pairs (160-164 VGPRs at 16-bit KV); one-wave
+    // tile 10 K pieces / 8 V key pairs (d80-d128 with 16-bit KV: 159-164 VGPRs;
+    // d64 and fp8 KV have 8 K pieces per row, so 8 / 8: 118-139); one-wave
     // tiles 4 / 4 where that fits 128 VGPRs without spills (16-bit f16 KV without
     // ALiBi, d64, bf16 d80), else 4 / 3 (docs/performance.md).
     constexpr bool kBcastLV4 = HEAD <= 64 || (!kFp8 && !kBf16 && !kAlibi) || (kBf16 && HEAD == 80);

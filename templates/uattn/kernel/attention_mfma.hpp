@@ -61,7 +61,8 @@ struct AttnBodyMfma {
   static_assert(HEAD % 16 == 0, "head size multiple of 16");
   static constexpr int kWave = 64;
   // Query rows per wave: 32 (v_mfma_f32_32x32x16), or 16 (v_mfma_f32_16x16x32)
-  // for the one-wave tiles of the large heads (ArchInfo.rows_by_head).
+  // for the one-wave tiles of ArchInfo.rows_by_head (d192 / d256; the generic
+  // instance at d96 / d128 too).
   static constexpr int kQW = BM / WAVES;
   static_assert(BM == kQW * WAVES && (kQW == 32 || (kQW == 16 && WAVES == 1 && HEAD % 32 == 0)),
                 "block_m = 32 * waves, or 16 for a one-wave tile with head size % 32 == 0");
@@ -136,9 +137,8 @@ struct AttnBodyMfma {
   // 3D d112 and the 2D d112 tile of block size 16: 2 (the 3D tile at 4 waves
   // per SIMD: 1035 llvm-mca cycles with V staged in groups, 1103 with 4
   // pairs; the 2D d112 tile of a larger block size needs 165 VGPRs with 2);
-  // the generic 3D d96 tile: 2 (1045 cycles with V staged whole, kWholeV;
-  // 1111 with 4); 16-row tiles: 1; 32-row d256 at 2 waves per SIMD has the
-  // registers for 8).
+  // 16-row tiles: 1 (the generic d96 / d128 ones: below); 32-row d256 at 2
+  // waves per SIMD has the registers for 8).
   // The 2D d112 one-wave tile of block size 16 walks its tiles in three plain
   // loops like the 3D tiles (tiles()), which fits it in 128 registers; with
   // block size 32 / 64 the compiler nests a loop in it and it spills 2-4.
@@ -149,8 +149,8 @@ struct AttnBodyMfma {
   // The 16-row tiles: 1 pair per group, but the generic d96 / d128 tiles: 4,
   // 3D d96: 2 (llvm-mca cycles, f16, 1 / 2 / 4 pairs: 2D d128 1067 / 983 /
   // 961, 3D d128 1224 / 1130 / 1118, 2D d96 - / 787 / 704, 3D d96 - / 957 /
-  // 1115; 106-125 VGPR+AGPR, no spills at 4 waves per SIMD).
-  static constexpr int kKGroup = kN16 ? (kAnyBlock && HEAD <= 128 ? (P == Path::k3D && HEAD == 96 ? 2 : 4) : 1) : kFp8 || (HEAD == 112 && (P == Path::k3D || kThreeLoops2D)) || (kAnyBlock && HEAD == 96 && P == Path::k3D) ? 2 : HEAD > 192 ? 8 : 4;
+  // 1115; 110-125 VGPR+AGPR, no spills at 4 waves per SIMD).
+  static constexpr int kKGroup = kN16 ? (kAnyBlock && HEAD <= 128 ? (P == Path::k3D && HEAD == 96 ? 2 : 4) : 1) : kFp8 || (HEAD == 112 && (P == Path::k3D || kThreeLoops2D)) ? 2 : HEAD > 192 ? 8 : 4;
   // 16-row tiles: V^T fragments in flight per scheduling group of the P.V step.
   static constexpr int kVGroup = 4;
   // Waves per SIMD the register allocation must allow (gfx950 has 512
@@ -395,9 +395,9 @@ struct AttnBodyMfma {
   // group / in groups: 3D d80 712 / 883, d96 743 / 906, d112 864 / 1035 at
   // 4 waves; the 2D d112 tiles of block size 32 / 64 833 / 1004 at 3; d128
   // spills 8-12 registers at 128), and every tile of a run-time block size
-  // with K read from memory but d192 (3D d112 1070 / 1241, d128 1153 /
-  // 1308, d256 1777 / 2085 before the softcap select; d192 whole: 149
-  // VGPR+AGPR, 3 waves instead of 4).
+  // with K read from memory but the 4-wave ones (kGenW4: d96 / d128 / d192;
+  // 3D d112 1070 / 1241, d128 with 32 rows 1153 / 1308, d256 1777 / 2085
+  // before the softcap select; d192 whole: 149 VGPR+AGPR, 3 waves instead of 4).
   static constexpr bool kWholeV = kKDirect && (kAnyBlock ? !kGenW4 : !kN16 && WAVES == 1 && HEAD <= 112);
   static constexpr int kDirectStep = kWholeV ? kUPL : (kKDirect && HEAD > 192 && !kN16 ? 16 : 4) / kUK;
   template <bool kAligned, bool kClamp, int kFirst = 0>

@@ -44,7 +44,8 @@ constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).ld
 //    (mfma_k_direct): V^T only (in two halves of the head for the 16-row
 //    tiles, mfma_v_slices).
 //  dot2 body (attention_dot2.hpp): K/V are read straight from memory; Q and P
-//    are staged, [block_m][lds_row].
+//    are staged, [block_m][lds_row] (an upper bound: the tiles that broadcast Q
+//    and P by DPP, kBcast, use none).
 // MFMA body: K read straight from global memory into the MFMA A operand (no K
 // in LDS). One-wave workgroups (block_m <= 32) with 64 < head <= 256, of a
 // fixed block size or the generic instance (any block size: the key's cache
@@ -54,10 +55,10 @@ constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).ld
 constexpr bool mfma_k_direct(int head, int block_m) {
   return block_m <= 32 && head > 64 && head <= 256;
 }
-// V^T slices per KV tile: the 16-row one-wave tiles (block_m 16, d192 / d256)
-// stage V^T in two halves of the head, so it takes 7.5 / 10 KiB of LDS (21 /
-// 16 workgroups in 160 KiB: at least 4 waves per SIMD); every other tile
-// stages it whole.
+// V^T slices per KV tile: the 16-row one-wave tiles (block_m 16: d192 / d256,
+// and the generic instance at d96 / d128) stage V^T in two halves of the head,
+// so it takes 7.5 / 10 KiB of LDS at d192 / d256 (21 / 16 workgroups in 160
+// KiB: at least 4 waves per SIMD); every other tile stages it whole.
 constexpr int mfma_v_slices(int block_m) { return block_m == 16 ? 2 : 1; }
 constexpr uint32_t attn_lds_stage_bytes(int head, int block_n, bool k_in_lds = true, int v_slices = 1) {
   return (uint32_t)(((k_in_lds ? block_n * (head + 8) : 0) + head / v_slices * (block_n + 8)) * 2);
