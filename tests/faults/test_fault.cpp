@@ -35,9 +35,7 @@ using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWin
 constexpr int kHead = 128, kBlock = 16;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow,
                      tile_rows_per_wave(kArch, Tile::small, kHead, kBlock), 32, 1>;
-static_assert(AttnBodyDot2<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow,
-                           tile_rows_per_wave(kArch, Tile::small, kHead, kBlock), 32, 1>::kBcast,
-              "FAULT_BCAST needs a tile with the DPP broadcasts");
+static_assert(K::kBcast, "FAULT_BCAST needs a tile with the DPP broadcasts");
 #else
 constexpr int kHead = 64, kBlock = 13;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, tile_rows_per_wave(kArch, Tile::small, kHead, 0), 32, 1>;

@@ -25,6 +25,17 @@ uint32_t h2(float lo, float hi) {
 float lo_f(uint32_t w) { return (float)__builtin_bit_cast(_Float16, (uint16_t)w); }
 float hi_f(uint32_t w) { return (float)__builtin_bit_cast(_Float16, (uint16_t)(w >> 16)); }
 
+// One wave32 workgroup, no LDS: the launch of the device-operation kernels below.
+Launch one_wave32(const char* kernel_name) {
+  Launch l{};
+  l.kernel_name = kernel_name;
+  l.grid[0] = l.grid[1] = l.grid[2] = 1;
+  l.threads = 32;
+  l.wave_size = 32;
+  l.lds_bytes = 0;
+  return l;
+}
+
 }  // namespace
 
 TEST(Dot2, Fdot2SumsBothProductsAndTheAccumulator) {
@@ -140,12 +151,7 @@ TEST(Dot2, DwordAccessMisalignedFailsTheLaunch) {
   AttnParams p{};
   p.q = in;
   p.out = out;
-  Launch l{};
-  l.kernel_name = "k_dword_access";
-  l.grid[0] = l.grid[1] = l.grid[2] = 1;
-  l.threads = 32;
-  l.wave_size = 32;
-  l.lds_bytes = 0;
+  const Launch l = one_wave32("k_dword_access");
   for (int off : {0, 4, 8}) {  // dword-aligned loads and stores pass, values intact
     p.num_seqs = off;
     p.num_segments = 0;
@@ -207,12 +213,7 @@ TEST(Dot2, XorLanesAndReadlane) {
   std::vector<uint32_t> out(32 * 6, 0);
   AttnParams p{};
   p.out = out.data();
-  Launch l{};
-  l.kernel_name = "k_dot2_lanes";
-  l.grid[0] = l.grid[1] = l.grid[2] = 1;
-  l.threads = 32;
-  l.wave_size = 32;
-  l.lds_bytes = 0;
+  const Launch l = one_wave32("k_dot2_lanes");
   const Result r = launch(k_dot2_lanes, l, p);
   ASSERT_TRUE(r.ok) << r.error;
   const int masks[5] = {1, 2, 4, 8, 16};
@@ -248,12 +249,7 @@ void check_row_share(void (*kernel)(AttnParams)) {
   p.q = ab.data();
   p.k_cache = c.data();
   p.out = out.data();
-  Launch l{};
-  l.kernel_name = "k_dot2_row_share";
-  l.grid[0] = l.grid[1] = l.grid[2] = 1;
-  l.threads = 32;
-  l.wave_size = 32;
-  l.lds_bytes = 0;
+  const Launch l = one_wave32("k_dot2_row_share");
   const Result r = launch(kernel, l, p);
   ASSERT_TRUE(r.ok) << r.error;
   for (int lane = 0; lane < 32; ++lane) {
