@@ -211,10 +211,10 @@ BUILTIN_ARCHS = (
              # one-wave tiles at d192 / d256, the generic instance included:
              # 16 rows (v_mfma_f32_16x16x32), whose 48 / 64 accumulator
              # registers fit 3-4 waves per SIMD (32 rows: 96 / 128); the
-             # generic one-wave tile at d96 / d128 too (4 waves per SIMD; 32
-             # rows spill at 128 VGPR+AGPR; 16x16x32 needs head % 32 == 0, so
-             # not d80 / d112); attention_mfma.hpp
-             rows_by_head=(("small", (192, 256), 16, False), ("small", (96, 128), 16, True))),
+             # generic one-wave tile at d80-d128 too (4 waves per SIMD; 32
+             # rows spill at 128 VGPR+AGPR; d80 / d112 pad the last 32-dim
+             # step of v_mfma_f32_16x16x32); attention_mfma.hpp
+             rows_by_head=(("small", (192, 256), 16, False), ("small", (80, 96, 112, 128), 16, True))),
     # RDNA2, Radeon Pro V620: 8 rows per wave; 64 KiB LDS per workgroup (128 KiB
     # per WGP); 1024 wave32 VGPRs per SIMD, 16 waves per SIMD. LDS rows hold a Q
     # row and the row's 32 f16 probabilities of one KV tile (attention_dot2.hpp).

@@ -37,12 +37,13 @@ def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int) -> int:
     buffer) for multi-wave workgroups when they fit in 80 KiB; one-wave tiles
     (block_m <= 32) with 64 < head <= 256, of a fixed block size or the generic
     instance, read K straight from memory (V^T only); the 16-row
-    one-wave tiles stage V^T in two halves of the head (head / 2 rows). dot2:
+    one-wave tiles stage V^T in two halves of the head (head / 2 rows) where
+    head % 32 == 0, whole otherwise. dot2:
     K/V are read straight from memory; Q and P rows [block_m][lds_row] are staged.
     """
     if ARCH_INFO[arch].matrix_insn == "mfma_32x32x16":
         k_in_lds = not (block_m <= 32 and 64 < head_size <= 256)
-        v_rows = head_size // 2 if block_m == 16 else head_size
+        v_rows = head_size // 2 if block_m == 16 and head_size % 32 == 0 else head_size
         stage = ((block_n * (head_size + 8) if k_in_lds else 0) + v_rows * (block_n + 8)) * 2
         return stage * (2 if block_m > 32 and 2 * stage <= 80 * 1024 else 1)
     return block_m * lds_row(arch, head_size) * 2

@@ -36,6 +36,13 @@ constexpr int kHead = 128, kBlock = 16;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow,
                      tile_rows_per_wave(kArch, Tile::small, kHead, kBlock), 32, 1>;
 static_assert(K::kBcast, "FAULT_BCAST needs a tile with the DPP broadcasts");
+#elif defined(FAULT_PADHEAD)
+// gfx950's generic one-wave tile at d80 (as
+// uattn_gfx950_2d_f16_f16_d80_bany_all_m16n32w1): 16 rows, whose last
+// v_mfma_f32_16x16x32 step over the head is padded (attention_mfma.hpp kKTail).
+constexpr int kHead = 80, kBlock = 13;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, tile_rows_per_wave(kArch, Tile::small, kHead, 0), 32, 1>;
+static_assert(K::kKTail, "FAULT_PADHEAD needs a tile with a padded head step");
 #else
 constexpr int kHead = 64, kBlock = 13;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, tile_rows_per_wave(kArch, Tile::small, kHead, 0), 32, 1>;

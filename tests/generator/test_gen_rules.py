@@ -67,8 +67,8 @@ def test_tiles_follow_rows_per_wave():
 
 # (arch, tile, head size, block size, block_m): gfx950's one-wave tile has 16
 # rows at d192 / d256, gfx1030's 4 rows at d256, the generic instance (any block
-# size) included; gfx950's generic one-wave tile 16 rows at d96 / d128 too (not
-# d80 / d112), gfx1030's generic one-wave tile 4 rows at d192;
+# size) included; gfx950's generic one-wave tile 16 rows at d80-d128 too (not
+# d64, nor a fixed block size at d80-d128), gfx1030's generic one-wave tile 4 rows at d192;
 # smaller heads and the 4-wave tile keep rows_per_wave rows per wave.
 ROWS_BY_HEAD_CASES = [
     ("gfx950", "small", 192, 16, 16),
@@ -78,9 +78,12 @@ ROWS_BY_HEAD_CASES = [
     ("gfx950", "small", 256, ANY_BLOCK, 16),
     ("gfx950", "small", 128, ANY_BLOCK, 16),
     ("gfx950", "small", 96, ANY_BLOCK, 16),
-    ("gfx950", "small", 112, ANY_BLOCK, 32),
-    ("gfx950", "small", 80, ANY_BLOCK, 32),
+    ("gfx950", "small", 112, ANY_BLOCK, 16),
+    ("gfx950", "small", 80, ANY_BLOCK, 16),
+    ("gfx950", "small", 64, ANY_BLOCK, 32),
     ("gfx950", "small", 96, 32, 32),
+    ("gfx950", "small", 112, 32, 32),
+    ("gfx950", "small", 80, 16, 32),
     ("gfx950", "large", 256, 16, 128),
     ("gfx1030", "small", 256, 16, 4),
     ("gfx1030", "small", 256, 64, 4),

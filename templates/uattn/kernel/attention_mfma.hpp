@@ -4,8 +4,8 @@
 // One workgroup of WAVES waves serves BM = kQW * WAVES packed query rows of one
 // KV head (phases.hpp) and walks its KV tiles BN keys at a time. A wave owns
 // kQW = 32 rows, or 16 in the one-wave tiles at d192 / d256 and in the generic
-// one-wave tile at d96 / d128 (ArchInfo.rows_by_head in
-// generator/uattn_gen/model.py: their 24-64 accumulator registers leave room
+// one-wave tile at d80-d128 (ArchInfo.rows_by_head in
+// generator/uattn_gen/model.py: their 20-64 accumulator registers leave room
 // for 4 waves per SIMD, 3 in the generic d256 tile; 32 rows take 48-128).
 // Per tile:
 //   stage K/V  - 16-byte global loads (8-byte for fp8 KV) through block_table
@@ -62,10 +62,10 @@ struct AttnBodyMfma {
   static constexpr int kWave = 64;
   // Query rows per wave: 32 (v_mfma_f32_32x32x16), or 16 (v_mfma_f32_16x16x32)
   // for the one-wave tiles of ArchInfo.rows_by_head (d192 / d256; the generic
-  // instance at d96 / d128 too).
+  // instance at d80-d128 too).
   static constexpr int kQW = BM / WAVES;
-  static_assert(BM == kQW * WAVES && (kQW == 32 || (kQW == 16 && WAVES == 1 && HEAD % 32 == 0)),
-                "block_m = 32 * waves, or 16 for a one-wave tile with head size % 32 == 0");
+  static_assert(BM == kQW * WAVES && (kQW == 32 || (kQW == 16 && WAVES == 1 && (HEAD % 32 == 0 || mfma_k_direct(HEAD, BM)))),
+                "block_m = 32 * waves, or 16 for a one-wave tile (head size % 32 == 0, or K read from memory)");
   static constexpr bool kN16 = kQW == 16;
   static constexpr int kAcc = kN16 ? 4 : 16;  // accumulator registers of one MFMA output tile
   static constexpr int kKD = kN16 ? 32 : 16;  // MFMA depth (K)
@@ -81,7 +81,7 @@ struct AttnBodyMfma {
   // V^T is staged in kVS slices of kVH head dims per KV tile (config.hpp
   // mfma_v_slices: two halves for the 16-row tiles, whose LDS then fits 4
   // waves per SIMD; one slice, the whole head, elsewhere).
-  static constexpr int kVS = mfma_v_slices(BM);
+  static constexpr int kVS = mfma_v_slices(BM, HEAD);
   static_assert(kVS == 1 || (kKDirect && HEAD % (16 * kVS) == 0), "V^T slices: K read from memory, whole O^T tiles");
   static constexpr int kVH = HEAD / kVS;
   static constexpr uint32_t kStageElems = kKElems + (uint32_t)(kVH * kVRow);
@@ -91,7 +91,15 @@ struct AttnBodyMfma {
   static_assert(kLdsBytes <= lds_budget(A), "LDS budget");
   static constexpr int kST = BN / kQW;       // S^T tiles per KV tile
   static constexpr int kDT = kDP / kQW;      // O^T tiles
-  static constexpr int kKK = HEAD / kKD;     // MFMA steps over the head
+  // MFMA steps over the head. A 16-row tile of a head size that is an odd
+  // multiple of 16 (d80 / d112: v_mfma_f32_16x16x32 takes 32 dims per step)
+  // pads its last step: the lanes of dims past the head (8 part >= 16 there)
+  // take a zero Q fragment and read K 16 dims back (a finite, real element of
+  // the key's row), so their products add exactly zero. Only K-direct tiles
+  // have 16 rows, and only their loop knows the padding (kKTail).
+  static constexpr int kKK = (HEAD + kKD - 1) / kKD;
+  static constexpr bool kKTail = HEAD % kKD != 0;
+  static_assert(!kKTail || (kKDirect && kN16 && HEAD % 16 == 0), "a padded head step: 16 rows, K read from memory");
   static constexpr int kChunks = kVH / 8;    // 8-element chunks of a staged row (of one V^T slice)
   // The generic instance serves unaligned problems too (run-time check).
   static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
@@ -137,20 +145,25 @@ struct AttnBodyMfma {
   // 3D d112 and the 2D d112 tile of block size 16: 2 (the 3D tile at 4 waves
   // per SIMD: 1035 llvm-mca cycles with V staged in groups, 1103 with 4
   // pairs; the 2D d112 tile of a larger block size needs 165 VGPRs with 2);
-  // 16-row tiles: 1 (the generic d96 / d128 ones: below); 32-row d256 at 2
+  // 16-row tiles: 1 (the generic d80-d128 ones: below); 32-row d256 at 2
   // waves per SIMD has the registers for 8).
   // The 2D d112 one-wave tile of block size 16 walks its tiles in three plain
   // loops like the 3D tiles (tiles()), which fits it in 128 registers; with
   // block size 32 / 64 the compiler nests a loop in it and it spills 2-4.
   static constexpr bool kThreeLoops2D = kKDirect && P == Path::k2D && HEAD == 112 && BLOCK == 16;
   // A run-time block size with K read from memory, built for 4 waves per
-  // SIMD (kWavesPerEU): the 16-row d96 / d128 / d192 tiles.
+  // SIMD (kWavesPerEU): the 16-row d80-d192 tiles.
   static constexpr bool kGenW4 = kAnyBlock && kKDirect && kN16 && HEAD <= 192;
-  // The 16-row tiles: 1 pair per group, but the generic d96 / d128 tiles: 4,
-  // 3D d96: 2 (llvm-mca cycles, f16, 1 / 2 / 4 pairs: 2D d128 1067 / 983 /
-  // 961, 3D d128 1224 / 1130 / 1118, 2D d96 - / 787 / 704, 3D d96 - / 957 /
-  // 1115; 110-125 VGPR+AGPR, no spills at 4 waves per SIMD).
-  static constexpr int kKGroup = kN16 ? (kAnyBlock && HEAD <= 128 ? (P == Path::k3D && HEAD == 96 ? 2 : 4) : 1) : kFp8 || (HEAD == 112 && (P == Path::k3D || kThreeLoops2D)) ? 2 : HEAD > 192 ? 8 : 4;
+  // The 16-row tiles: 1 pair per group, but the generic d80-d128 tiles
+  // (kGenN16Group): 2D 4, but fp8 KV d80 3 and d112 2; 3D 2, but d128 4
+  // (llvm-mca cycles, f16, 1 / 2 / 4 pairs: 2D d128 1067 / 983 / 961, 3D d128
+  // 1224 / 1130 / 1118, 2D d96 - / 787 / 704, 3D d96 - / 957 / 1115, 2D d80
+  // 882 / 869 / 701, 3D d80 1022 / 1011 / 1090, 2D d112 989 / 894 / 768, 3D
+  // d112 1138 / 1029 / 1210; 96-127 VGPR+AGPR. fp8 KV 2D d112 spills 2 at 3
+  // and 4 pairs (2: 874 cycles); llvm-mca 21 does not finish on the fp8 KV 2D
+  // d80 loop of 4 pairs (3: 724 cycles, 124 VGPR+AGPR).)
+  static constexpr int kGenN16Group = P == Path::k3D ? (HEAD < 128 ? 2 : 4) : !kFp8 ? 4 : HEAD == 80 ? 3 : HEAD == 112 ? 2 : 4;
+  static constexpr int kKGroup = kN16 ? (kAnyBlock && HEAD <= 128 ? kGenN16Group : 1) : kFp8 || (HEAD == 112 && (P == Path::k3D || kThreeLoops2D)) ? 2 : HEAD > 192 ? 8 : 4;
   // 16-row tiles: V^T fragments in flight per scheduling group of the P.V step.
   static constexpr int kVGroup = 4;
   // Waves per SIMD the register allocation must allow (gfx950 has 512
@@ -161,11 +174,10 @@ struct AttnBodyMfma {
   // the 16-row d192 / d256 tiles: 4 (48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
   // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
   // share). A run-time block size from d80 up (the generic instance: every
-  // feature, two or three tile-loop variants): 4 with 16 rows (d96 / d128 /
-  // d192, kGenW4), else 3 (<= 168; at 128 the 32-row d112 tile and the 16-row
-  // d256 tile spill; 32-row d80 fits with 1 K/Q fragment pair per group, at
-  // 1.54x the cycles of the specialised tile, docs/performance.md). Else at
-  // least 2.
+  // feature, two or three tile-loop variants): 4 with 16 rows (d80-d192,
+  // kGenW4), else 3 (<= 168; at 128 the 16-row d256 tile spills 10-58
+  // registers). Else at least 2 (the generic d64 tile, K in LDS, 129-137
+  // VGPR+AGPR: at 128 it spills 10-15).
   static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? (kGenW4 ? 4 : 3) : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
@@ -395,7 +407,7 @@ struct AttnBodyMfma {
   // group / in groups: 3D d80 712 / 883, d96 743 / 906, d112 864 / 1035 at
   // 4 waves; the 2D d112 tiles of block size 32 / 64 833 / 1004 at 3; d128
   // spills 8-12 registers at 128), and every tile of a run-time block size
-  // with K read from memory but the 4-wave ones (kGenW4: d96 / d128 / d192;
+  // with K read from memory but the 4-wave ones (kGenW4: d80-d192;
   // 3D d112 1070 / 1241, d128 with 32 rows 1153 / 1308, d256 1777 / 2085
   // before the softcap select; d192 whole: 149 VGPR+AGPR, 3 waves instead of 4).
   static constexpr bool kWholeV = kKDirect && (kAnyBlock ? !kGenW4 : !kN16 && WAVES == 1 && HEAD <= 112);
@@ -443,14 +455,21 @@ struct AttnBodyMfma {
       UATTN_UNROLL
       for (int kk = 0; kk < kKK; ++kk) {
         dl::vec<CT, 8> kf[kST];
+        // The padded last step (kKTail): lanes past the head read 16 dims back.
+        const bool pad = kKTail && kk == kKK - 1 && kKD * kk + 8 * c.part >= HEAD;
+        const int kd = kKD * kk - (pad ? 16 : 0);
         UATTN_UNROLL
-        for (int st = 0; st < kST; ++st) kf[st] = widen(load_chunk<kAligned>(kc, kb[st] + kKD * kk));
+        for (int st = 0; st < kST; ++st) kf[st] = widen(load_chunk<kAligned>(kc, kb[st] + kd));
         dl::vec<CT, 8> qf;
         if constexpr (kAligned) {
-          qf = dl::ldg<8>(c.qrow + kKD * kk + 8 * c.part);
+          qf = dl::ldg<8>(c.qrow + kd + 8 * c.part);
         } else {
           UATTN_UNROLL
-          for (int e = 0; e < 8; ++e) qf[e] = c.qrow[kKD * kk + 8 * c.part + e];
+          for (int e = 0; e < 8; ++e) qf[e] = c.qrow[kd + 8 * c.part + e];
+        }
+        if (kKTail && kk == kKK - 1) {
+          UATTN_UNROLL
+          for (int e = 0; e < 8; ++e) qf[e] = pad ? (CT)0.0f : qf[e];
         }
         UATTN_UNROLL
         for (int st = 0; st < kST; ++st) mma(kf[st], qf, a[st]);

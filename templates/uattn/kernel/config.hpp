@@ -58,8 +58,10 @@ constexpr bool mfma_k_direct(int head, int block_m) {
 // V^T slices per KV tile: the 16-row one-wave tiles (block_m 16: d192 / d256,
 // and the generic instance at d96 / d128) stage V^T in two halves of the head,
 // so it takes 7.5 / 10 KiB of LDS at d192 / d256 (21 / 16 workgroups in 160
-// KiB: at least 4 waves per SIMD); every other tile stages it whole.
-constexpr int mfma_v_slices(int block_m) { return block_m == 16 ? 2 : 1; }
+// KiB: at least 4 waves per SIMD); every other tile stages it whole, the
+// 16-row d80 / d112 ones included (a half would not be a whole number of
+// 16-dim O^T tiles; whole: 6.25 / 8.75 KiB, 25 / 18 workgroups).
+constexpr int mfma_v_slices(int block_m, int head) { return block_m == 16 && head % 32 == 0 ? 2 : 1; }
 constexpr uint32_t attn_lds_stage_bytes(int head, int block_n, bool k_in_lds = true, int v_slices = 1) {
   return (uint32_t)(((k_in_lds ? block_n * (head + 8) : 0) + head / v_slices * (block_n + 8)) * 2);
 }
@@ -67,7 +69,7 @@ constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n) {
   uint32_t bytes = 0;
   switch (matrix_insn(a)) {  // no default: a new kind must say how its tiles are laid out
     case MatrixInsn::mfma_32x32x16:
-      bytes = attn_lds_stage_bytes(head, block_n, !mfma_k_direct(head, block_m), mfma_v_slices(block_m)) *
+      bytes = attn_lds_stage_bytes(head, block_n, !mfma_k_direct(head, block_m), mfma_v_slices(block_m, head)) *
               (block_m > 32 && 2u * attn_lds_stage_bytes(head, block_n) <= 80u * 1024u ? 2u : 1u);
       break;
     case MatrixInsn::dot2:
