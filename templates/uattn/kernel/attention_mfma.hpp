@@ -20,8 +20,8 @@
 //                (16-byte loads; element loads in the generic instance's
 //                variant for unaligned rows): LDS holds V^T only, and the
 //                registers fit 4 waves per SIMD up to d128 (3 for the 2D d112
-//                tiles of block size 32 / 64 and the generic d80 / d112
-//                tiles) and in
+//                tiles of block size 32 / 64; the generic tiles from d80 to
+//                d128 have 16 rows) and in
 //                the 16-row d192 / d256 tiles of a fixed block size, which
 //                stage V^T in two halves of the head (kVS, 7.5 / 10 KiB), so
 //                LDS allows 4 too;
@@ -94,8 +94,9 @@ struct AttnBodyMfma {
   // MFMA steps over the head. A 16-row tile of a head size that is an odd
   // multiple of 16 (d80 / d112: v_mfma_f32_16x16x32 takes 32 dims per step)
   // pads its last step: the lanes of dims past the head (8 part >= 16 there)
-  // take a zero Q fragment and read K 16 dims back (a finite, real element of
-  // the key's row), so their products add exactly zero. Only K-direct tiles
+  // take a zero Q fragment and read K 16 dims back (the elements the lanes of
+  // parts 0 / 1 read in the same step: no memory the tile does not read
+  // anyway), so their products add zero. Only K-direct tiles
   // have 16 rows, and only their loop knows the padding (kKTail).
   static constexpr int kKK = (HEAD + kKD - 1) / kKD;
   static constexpr bool kKTail = HEAD % kKD != 0;
@@ -116,10 +117,14 @@ struct AttnBodyMfma {
   // 4-key units and spare lanes skipping: 1694 instructions and 4421 llvm-mca
   // cycles per tile; with 1-key units: 398 and 584.) (The generic 16-row d192 tile with
   // 4-key units, spare lanes skipping: 287 spilled registers; 2-key: none.)
+  // The generic 4-wave d112 tile with 16-bit KV: 2-key units, spare lanes
+  // skipping (4-key units spill 1 register at 256 VGPR+AGPR, 1-key units 3;
+  // 2-key: 244, 825 llvm-mca cycles per tile).
   static constexpr int units_of(int uk) { return (BN / uk) * kChunks; }
   static constexpr int kUK = (kGeneric && !kKDirect && WAVES == 1) || units_of(4) % kThreads == 0 ? 4
                            : units_of(2) % kThreads == 0 ? 2
-                           : units_of(1) % kThreads == 0 ? 1 : 4;
+                           : units_of(1) % kThreads == 0 ? 1
+                           : kGeneric && WAVES > 1 && HEAD == 112 && sizeof(KVT) == 2 ? 2 : 4;
   static constexpr int kUnits = units_of(kUK);
   // K-direct tiles with one-key units (d80, d112): lane t stages key t % BN,
   // chunks t / BN + (kThreads / BN) i, so a lane's units share one key (one
@@ -131,9 +136,11 @@ struct AttnBodyMfma {
   // Where spare lanes skip (d80 / d112 with 4 waves), the unit index is made
   // opaque every tile (dl::pin): the guard is then a forward branch inside the
   // tile loop; left loop-invariant, the compiler unswitches the tile loop on
-  // it, and the two copies are not straight-line. The generic instance's loops
-  // are straight-line without it (there the pin costs registers).
-  static constexpr bool kPinGuard = kUnitGuard && !kGeneric;
+  // it, and the two copies are not straight-line. The generic one-wave tiles'
+  // loops are straight-line without it (there the pin costs registers); the
+  // generic 4-wave d80 / d112 tiles need it (without: 1694 instructions and
+  // 4372 llvm-mca cycles per tile at d80, not straight-line; with: 506 and 656).
+  static constexpr bool kPinGuard = kUnitGuard && (!kGeneric || WAVES > 1);
   static constexpr bool kWin = (FEATS & kFeatWindow) != 0;
   static constexpr bool kCap = (FEATS & kFeatSoftcap) != 0;
   static constexpr bool kAlibi = (FEATS & kFeatAlibi) != 0;
@@ -156,7 +163,8 @@ struct AttnBodyMfma {
   static constexpr bool kGenW4 = kAnyBlock && kKDirect && kN16 && HEAD <= 192;
   // The 16-row tiles: 1 pair per group, but the generic d80-d128 tiles
   // (kGenN16Group): 2D 4, but fp8 KV d80 3 and d112 2; 3D 2, but d128 4
-  // (llvm-mca cycles, f16, 1 / 2 / 4 pairs: 2D d128 1067 / 983 / 961, 3D d128
+  // (a group of kKK pairs or more puts no fence in the QK loop: d80 has 3
+  // head steps, d112 4) (llvm-mca cycles, f16, 1 / 2 / 4 pairs: 2D d128 1067 / 983 / 961, 3D d128
   // 1224 / 1130 / 1118, 2D d96 - / 787 / 704, 3D d96 - / 957 / 1115, 2D d80
   // 882 / 869 / 701, 3D d80 1022 / 1011 / 1090, 2D d112 989 / 894 / 768, 3D
   // d112 1138 / 1029 / 1210; 96-127 VGPR+AGPR. fp8 KV 2D d112 spills 2 at 3
@@ -407,9 +415,10 @@ struct AttnBodyMfma {
   // group / in groups: 3D d80 712 / 883, d96 743 / 906, d112 864 / 1035 at
   // 4 waves; the 2D d112 tiles of block size 32 / 64 833 / 1004 at 3; d128
   // spills 8-12 registers at 128), and every tile of a run-time block size
-  // with K read from memory but the 4-wave ones (kGenW4: d80-d192;
-  // 3D d112 1070 / 1241, d128 with 32 rows 1153 / 1308, d256 1777 / 2085
-  // before the softcap select; d192 whole: 149 VGPR+AGPR, 3 waves instead of 4).
+  // with K read from memory but the 4-wave ones (kGenW4: d80-d192), that is
+  // the generic 16-row d256 tile (1777 / 2085 before the softcap select; the
+  // 32-row generic tiles of then: 3D d112 1070 / 1241, d128 1153 / 1308; d192
+  // whole: 149 VGPR+AGPR, 3 waves instead of 4).
   static constexpr bool kWholeV = kKDirect && (kAnyBlock ? !kGenW4 : !kN16 && WAVES == 1 && HEAD <= 112);
   static constexpr int kDirectStep = kWholeV ? kUPL : (kKDirect && HEAD > 192 && !kN16 ? 16 : 4) / kUK;
   template <bool kAligned, bool kClamp, int kFirst = 0>

@@ -42,7 +42,7 @@ constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).ld
 //    buffer) for multi-wave workgroups when they fit in 80 KiB, else one.
 //    One-wave tiles with 64 < head <= 256 read K straight from memory
 //    (mfma_k_direct): V^T only (in two halves of the head for the 16-row
-//    tiles, mfma_v_slices).
+//    tiles of a head size that is a multiple of 32, mfma_v_slices).
 //  dot2 body (attention_dot2.hpp): K/V are read straight from memory; Q and P
 //    are staged, [block_m][lds_row] (an upper bound: the tiles that broadcast Q
 //    and P by DPP, kBcast, use none).
