@@ -12,7 +12,9 @@
 //                into registers one tile ahead, then K -> LDS [key][d] and
 //                V -> LDS transposed, V^T [d][key], so every MFMA operand is
 //                one 16-byte LDS read; the staging unit (kUK keys x 8 dims)
-//                is sized so every lane stages the same number of units;
+//                is sized so every lane stages the same number of units
+//                (where no size divides, d80 / d112 with 4 waves, spare
+//                lanes skip);
 //   scores     - S^T = K Q^T (Q stays in registers as the B operand); masks
 //                only on boundary tiles (phases.hpp); one-wave tiles with
 //                64 < HEAD <= 256 (kKDirect) instead load each K row fragment
@@ -111,9 +113,10 @@ struct AttnBodyMfma {
   // largest of 4, 2, 1 whose unit count is a multiple of the workgroup's
   // lanes, so every lane stages the same number of units and the tile loop has
   // no per-lane skip (see kPinGuard for why a skip costs). Where
-  // none divides (d80 / d112 with 4 waves), and in the generic one-wave tile
-  // that keeps K in LDS (d64; its loops stay straight-line with 4-key units), the
-  // unit is 4 keys and spare lanes skip. (The generic 4-wave d96 tile with
+  // none divides (d80 / d112 with 4 waves) the unit is 4 keys (2 in the
+  // generic d112 tile with 16-bit KV, below) and spare lanes skip. The generic
+  // one-wave tile that keeps K in LDS (d64) takes 4-key units (64 units for
+  // 64 lanes). (The generic 4-wave d96 tile with
   // 4-key units and spare lanes skipping: 1694 instructions and 4421 llvm-mca
   // cycles per tile; with 1-key units: 398 and 584.) (The generic 16-row d192 tile with
   // 4-key units, spare lanes skipping: 287 spilled registers; 2-key: none.)
@@ -136,10 +139,10 @@ struct AttnBodyMfma {
   // Where spare lanes skip (d80 / d112 with 4 waves), the unit index is made
   // opaque every tile (dl::pin): the guard is then a forward branch inside the
   // tile loop; left loop-invariant, the compiler unswitches the tile loop on
-  // it, and the two copies are not straight-line. The generic one-wave tiles'
-  // loops are straight-line without it (there the pin costs registers); the
-  // generic 4-wave d80 / d112 tiles need it (without: 1694 instructions and
-  // 4372 llvm-mca cycles per tile at d80, not straight-line; with: 506 and 656).
+  // it, and the two copies are not straight-line. No generic one-wave tile
+  // has spare lanes; the generic 4-wave d80 / d112 tiles need the pin as the
+  // specialised ones do (without it the d80 loop is not straight-line: 1694
+  // instructions and 4372 llvm-mca cycles per tile; with it: 506 and 656).
   static constexpr bool kPinGuard = kUnitGuard && (!kGeneric || WAVES > 1);
   static constexpr bool kWin = (FEATS & kFeatWindow) != 0;
   static constexpr bool kCap = (FEATS & kFeatSoftcap) != 0;
