@@ -112,11 +112,11 @@ struct AttnBodyMfma {
   // Staging unit: kUK consecutive keys x one 8-element chunk. kUK is the
   // largest of 4, 2, 1 whose unit count is a multiple of the workgroup's
   // lanes, so every lane stages the same number of units and the tile loop has
-  // no per-lane skip (see kPinGuard for why a skip costs). Where
+  // no per-lane skip (see kUnitGuard for why a skip costs). Where
   // none divides (d80 / d112 with 4 waves) the unit is 4 keys (2 in the
-  // generic d112 tile with 16-bit KV, below) and spare lanes skip. The generic
-  // one-wave tile that keeps K in LDS (d64) takes 4-key units (64 units for
-  // 64 lanes). (The generic 4-wave d96 tile with
+  // generic d112 tile with 16-bit KV, below) and spare lanes skip. One-wave
+  // tiles never have spare lanes at the served head sizes (SPEC.md s.1: 32
+  // keys x head / 8 chunks, head % 16 == 0). (The generic 4-wave d96 tile with
   // 4-key units and spare lanes skipping: 1694 instructions and 4421 llvm-mca
   // cycles per tile; with 1-key units: 398 and 584.) (The generic 16-row d192 tile with
   // 4-key units, spare lanes skipping: 287 spilled registers; 2-key: none.)
@@ -124,7 +124,7 @@ struct AttnBodyMfma {
   // skipping (4-key units spill 1 register at 256 VGPR+AGPR, 1-key units 3;
   // 2-key: 244, 825 llvm-mca cycles per tile).
   static constexpr int units_of(int uk) { return (BN / uk) * kChunks; }
-  static constexpr int kUK = (kGeneric && !kKDirect && WAVES == 1) || units_of(4) % kThreads == 0 ? 4
+  static constexpr int kUK = units_of(4) % kThreads == 0 ? 4
                            : units_of(2) % kThreads == 0 ? 2
                            : units_of(1) % kThreads == 0 ? 1
                            : kGeneric && WAVES > 1 && HEAD == 112 && sizeof(KVT) == 2 ? 2 : 4;
@@ -135,15 +135,13 @@ struct AttnBodyMfma {
   // live across the tile loop (at d112 they held ~30 VGPRs).
   static constexpr bool kKeyPerLane = kKDirect && kUK == 1 && kThreads % BN == 0 && kChunks % (kThreads / BN) == 0;
   static constexpr int kUPL = (kUnits + kThreads - 1) / kThreads;
-  static constexpr bool kUnitGuard = (kUnits % kThreads) != 0;
-  // Where spare lanes skip (d80 / d112 with 4 waves), the unit index is made
-  // opaque every tile (dl::pin): the guard is then a forward branch inside the
+  // Spare lanes skip (d80 / d112 with 4 waves). The unit index is then made
+  // opaque every tile (dl::pin), so the guard is a forward branch inside the
   // tile loop; left loop-invariant, the compiler unswitches the tile loop on
-  // it, and the two copies are not straight-line. No generic one-wave tile
-  // has spare lanes; the generic 4-wave d80 / d112 tiles need the pin as the
-  // specialised ones do (without it the d80 loop is not straight-line: 1694
-  // instructions and 4372 llvm-mca cycles per tile; with it: 506 and 656).
-  static constexpr bool kPinGuard = kUnitGuard && (!kGeneric || WAVES > 1);
+  // it, and the two copies are not straight-line (the generic d80 tile
+  // without the pin: 1694 instructions and 4372 llvm-mca cycles per tile, not
+  // straight-line; with it: 506 and 656).
+  static constexpr bool kUnitGuard = (kUnits % kThreads) != 0;
   static constexpr bool kWin = (FEATS & kFeatWindow) != 0;
   static constexpr bool kCap = (FEATS & kFeatSoftcap) != 0;
   static constexpr bool kAlibi = (FEATS & kFeatAlibi) != 0;
@@ -324,7 +322,7 @@ struct AttnBodyMfma {
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
       int u = tid + i * kThreads;
-      if constexpr (kPinGuard) dl::pin(u);  // opaque per tile: no loop unswitching on the guard
+      if constexpr (kUnitGuard) dl::pin(u);  // opaque per tile: no loop unswitching on the guard
       if (kUnitGuard && u >= kUnits) break;
       int g, d0;
       unit_at(tid, i, g, d0);
@@ -383,7 +381,7 @@ struct AttnBodyMfma {
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
       int u = c.tid + i * kThreads;
-      if constexpr (kPinGuard) dl::pin(u);  // opaque per tile: no loop unswitching on the guard
+      if constexpr (kUnitGuard) dl::pin(u);  // opaque per tile: no loop unswitching on the guard
       if (kUnitGuard && u >= kUnits) break;
       int g, d0;
       unit_at(c.tid, i, g, d0);
