@@ -317,7 +317,6 @@ struct ModelInputs {
   const SelectPolicy* pol;
   int cus, simds, qpk;
   double kv_bytes, keys_avg;
-  bool waves_independent;
   // Per-call constants of estimate() (no division per candidate where one will do).
   double simd_count = 0;    // cus x SIMDs per CU
   double inv_full = 0;      // 1 / (simd_count x overlap_waves)
@@ -343,21 +342,25 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   e.workgroups = wg1 * (uint64_t)live;
   e.tiles = (int)ceil_pos((double)tiles / segs);                   // the longest walk, in tiles
   const double tiles_avg = std::max(1.0, m.keys_avg / r.block_n) / live;  // the average walk
-  // Waves that run: all of a workgroup's, or where waves are independent, those with rows.
-  double busy = r.waves;
-  if (m.waves_independent) {
-    const double per_wave = (double)(r.block_m / r.waves);
-    busy = std::max(1.0, std::min(busy, ceil_pos(std::min((double)r.block_m, m.rows_per_seq) / per_wave)));
-  }
+  // Waves of a workgroup that own query rows (at least one).
+  const double per_wave = (double)(r.block_m / r.waves);
+  const double row_waves =
+      std::max(1.0, std::min((double)r.waves, ceil_pos(std::min((double)r.block_m, m.rows_per_seq) / per_wave)));
+  // Waves that run: where waves are independent (each wave walks its own rows'
+  // keys, config.hpp waves_share_kv), those with rows; otherwise all of a workgroup's.
+  const bool independent = !waves_share_kv(r.arch, r.waves);
+  const double busy = independent ? row_waves : (double)r.waves;
   const double overlap = std::max(0.25, std::min(r.occupancy, (double)m.pol->overlap_waves));
   const double lanes = m.simd_count * overlap;                     // waves making progress at once
   const double waves = (double)e.workgroups * busy;
   e.compute_cycles = std::max((double)e.tiles, waves * tiles_avg / lanes) * r.tile_cycles;
   // The memory system reaches its bandwidth only with overlap_waves waves in
-  // flight on every SIMD; fewer waves get the proportional share.
-  const double fill = std::min(1.0, std::min(waves, lanes) * m.inv_full);
+  // flight on every SIMD; fewer waves get the proportional share. Only waves
+  // with rows count: the other waves of a workgroup that shares each K/V tile
+  // load a share of the same tile, not more of them.
+  const double fill = std::min(1.0, std::min((double)e.workgroups * row_waves, lanes) * m.inv_full);
   // K and V of a tile, loaded once per workgroup, or once per wave where waves are independent.
-  const double kv_tile_bytes = 2.0 * r.block_n * m.p->head_size * m.kv_bytes * (m.waves_independent ? busy : 1);
+  const double kv_tile_bytes = 2.0 * r.block_n * m.p->head_size * m.kv_bytes * (independent ? busy : 1);
   e.memory_cycles = (double)e.workgroups * tiles_avg * kv_tile_bytes * m.inv_bw / fill;
   if (r.path == Path::k3D) e.reduce_cycles = m.pol->launch_cycles + m.ws_per_segment * segs * m.inv_bw;
   e.cycles = std::max(e.compute_cycles, e.memory_cycles) + e.reduce_cycles;
@@ -629,7 +632,7 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
   d.segments_requested = segments_requested;
   const int qpk = p.num_q_heads / p.num_kv_heads;
   ModelInputs m{&p, &pol, d.cus, kArchSelectRecords[(int)p.arch].simds_per_cu, qpk,
-                (double)kDTypeBits[(int)p.kv_dtype] / 8.0, avg_keys(p), kArchSelectRecords[(int)p.arch].waves_independent};
+                (double)kDTypeBits[(int)p.kv_dtype] / 8.0, avg_keys(p)};
   m.finish();
 
   // 2D candidates: the first serving row of each tile kind. 3D: the one-wave

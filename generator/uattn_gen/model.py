@@ -165,11 +165,13 @@ class ArchInfo:
     # registers allow it (the first entry of the tile whose max head size is
     # >= the head size); other tiles and heads take TILE_BLOCK_N keys.
     block_n_by_head: tuple = ()
-    # ((tile name, head sizes, rows per wave, generic only), ...): a narrower
-    # wave (fewer query rows) at those head sizes, where the accumulators of
-    # a full wave's rows would cap the occupancy: in every instance of the
-    # tile, or only in the generic instance (any block size) where the last
-    # field is true (the first matching entry applies; block_m = rows x waves).
+    # ((tile name, head sizes, rows per wave, generic only, waves), ...): a
+    # narrower wave (fewer query rows) at those head sizes, where the
+    # accumulators of a full wave's rows would cap the occupancy: in every
+    # instance of the tile, or only in the generic instance (any block size)
+    # where `generic only` is true; `waves` > 0 also sets the workgroup's
+    # waves (0: the tile kind's). The first matching entry applies; block_m =
+    # rows x waves.
     rows_by_head: tuple = ()
 
     @property
@@ -186,9 +188,10 @@ class ArchInfo:
     def tile(self, name: str, head_size: int, block_size: int = ANY_BLOCK) -> "Tile":
         """Geometry of tile `name` for `head_size` and `block_size` (ANY_BLOCK: generic)."""
         t = self.tiles[name]
-        for tile_name, heads, rows, generic_only in self.rows_by_head:
+        for tile_name, heads, rows, generic_only, waves in self.rows_by_head:
             if tile_name == name and head_size in heads and (not generic_only or block_size == ANY_BLOCK):
-                t = dataclasses.replace(t, block_m=rows * t.waves)
+                w = waves or t.waves
+                t = dataclasses.replace(t, block_m=rows * w, waves=w)
                 break
         for tile_name, max_head, block_n in self.block_n_by_head:
             if tile_name == name and head_size <= max_head:
@@ -214,7 +217,7 @@ BUILTIN_ARCHS = (
              # generic one-wave tile at d80-d128 too (4 waves per SIMD; 32
              # rows spill at 128 VGPR+AGPR; d80 / d112 pad the last 32-dim
              # step of v_mfma_f32_16x16x32); attention_mfma.hpp
-             rows_by_head=(("small", (192, 256), 16, False), ("small", (80, 96, 112, 128), 16, True))),
+             rows_by_head=(("small", (192, 256), 16, False, 0), ("small", (80, 96, 112, 128), 16, True, 0))),
     # RDNA2, Radeon Pro V620: 8 rows per wave; 64 KiB LDS per workgroup (128 KiB
     # per WGP); 1024 wave32 VGPRs per SIMD, 16 waves per SIMD. LDS rows hold a Q
     # row and the row's 32 f16 probabilities of one KV tile (attention_dot2.hpp).
@@ -230,8 +233,11 @@ BUILTIN_ARCHS = (
              # one-wave tiles at d256 and the generic one-wave tile at d192: 4
              # rows, whose 32 / 24 accumulator registers fit 8 waves per SIMD
              # (8 rows: 64 / 48 accumulators, spills at 128 VGPRs; the
-             # specialised d192 tiles fit with 8); attention_dot2.hpp
-             rows_by_head=(("small", (256,), 4, False), ("small", (192,), 4, True))),
+             # specialised d192 tiles fit with 8); the d128 prefill tile: 8
+             # waves of 4 rows that share each K / V tile through LDS (16 KiB;
+             # dot2_shares_kv in config.hpp), <= 96 VGPRs; attention_dot2.hpp
+             rows_by_head=(("small", (256,), 4, False, 0), ("small", (192,), 4, True, 0),
+                           ("large", (128,), 4, False, 8))),
 )
 ARCHS = tuple(a.name for a in BUILTIN_ARCHS)   # the built-in architectures, table order
 

@@ -28,7 +28,13 @@ def lds_row(arch: str, head_size: int) -> int:
     return head_pad(arch, head_size) + ARCH_INFO[arch].lds_row_pad
 
 
-def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int) -> int:
+def dot2_shares_kv(waves: int) -> bool:
+    """The dot2 body's 8-wave tile stages each K / V tile once in LDS for all its
+    waves (config.hpp dot2_shares_kv)."""
+    return waves == 8
+
+
+def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int, waves: int) -> int:
     """Static LDS bytes of an attention workgroup.
 
     Mirrors attn_lds_bytes() of templates/uattn/kernel/config.hpp, by the
@@ -39,13 +45,17 @@ def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int) -> int:
     instance, read K straight from memory (V^T only); the 16-row
     one-wave tiles stage V^T in two halves of the head (head / 2 rows) where
     head % 32 == 0, whole otherwise. dot2:
-    K/V are read straight from memory; Q and P rows [block_m][lds_row] are staged.
+    K/V are read straight from memory; Q and P rows [block_m][lds_row] are staged;
+    the 8-wave tile (dot2_shares_kv) stages the K and V tiles, block_n x head
+    2-byte elements each.
     """
     if ARCH_INFO[arch].matrix_insn == "mfma_32x32x16":
         k_in_lds = not (block_m <= 32 and 64 < head_size <= 256)
         v_rows = head_size // 2 if block_m == 16 and head_size % 32 == 0 else head_size
         stage = ((block_n * (head_size + 8) if k_in_lds else 0) + v_rows * (block_n + 8)) * 2
         return stage * (2 if block_m > 32 and 2 * stage <= 80 * 1024 else 1)
+    if dot2_shares_kv(waves):
+        return 2 * block_n * head_size * 2
     return block_m * lds_row(arch, head_size) * 2
 
 
@@ -53,7 +63,7 @@ def instance_lds_bytes(inst: Instance) -> int:
     """LDS bytes of an instance (0 for the reduce kernel)."""
     if inst.path == REDUCE:
         return 0
-    return lds_bytes(inst.arch, inst.head_size, inst.block_m, inst.block_n)
+    return lds_bytes(inst.arch, inst.head_size, inst.block_m, inst.block_n, inst.waves)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,14 @@ constexpr int kHead = 128, kBlock = 16;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow,
                      tile_rows_per_wave(kArch, Tile::small, kHead, kBlock), 32, 1>;
 static_assert(K::kBcast, "FAULT_BCAST needs a tile with the DPP broadcasts");
+#elif defined(FAULT_SHARED)
+// gfx1030's 8-wave d128 prefill tile (as uattn_gfx1030_2d_f16_f16_d128_b16_win_m32n32w8):
+// 4 rows per wave, K / V tiles staged once in LDS for the 8 waves (attention_dot2.hpp kShared).
+constexpr int kHead = 128, kBlock = 16;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow,
+                     tile_rows_per_wave(kArch, Tile::large, kHead, kBlock) * tile_waves_of(kArch, Tile::large, kHead, kBlock),
+                     32, tile_waves_of(kArch, Tile::large, kHead, kBlock)>;
+static_assert(K::kShared, "FAULT_SHARED needs the tile that shares K / V through LDS");
 #elif defined(FAULT_PADHEAD)
 // gfx950's generic one-wave tile at d80 (as
 // uattn_gfx950_2d_f16_f16_d80_bany_all_m16n32w1): 16 rows, whose last
@@ -75,7 +83,8 @@ Outcome run_once() {
   hostexec::Launch l{};
   l.kernel_name = "fault_" FAULT_NAME;
   const int qpk = s.num_q_heads / s.num_kv_heads;
-  l.grid[0] = (uint32_t)(prob->num_tokens * qpk / K::kQW / 1 + (int)s.seqs.size());
+  const int block_m = K::kQW * (K::kThreads / K::kWave);  // rows per workgroup
+  l.grid[0] = (uint32_t)(prob->num_tokens * qpk / block_m + (int)s.seqs.size());
   l.grid[1] = (uint32_t)s.num_kv_heads;
   l.grid[2] = 1;
   l.threads = K::kThreads;

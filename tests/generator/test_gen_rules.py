@@ -44,12 +44,14 @@ def test_lds_rule_prunes_a_tile_over_budget():
     object.__setattr__(big, "block_m", 128)  # 128 * (256 + 32) * 2 = 73728 > 64 KiB
     assert [r.name for r in failed_rules(big)] == ["lds-budget"]
     # gfx950: K [32][136] + V^T [128][40] per stage; one stage (1 wave), two (4 waves, <= 80 KiB)
-    assert lds_bytes("gfx950", 128, 32, 32) == 128 * 40 * 2  # K read straight from memory: V^T only
-    assert lds_bytes("gfx950", 64, 32, 32) == (32 * 72 + 64 * 40) * 2  # d64: K in LDS
-    assert lds_bytes("gfx950", 128, 128, 64) == 2 * (64 * 136 + 128 * 72) * 2
-    assert lds_bytes("gfx950", 256, 128, 32) == 2 * (32 * 264 + 256 * 40) * 2
+    assert lds_bytes("gfx950", 128, 32, 32, 1) == 128 * 40 * 2  # K read straight from memory: V^T only
+    assert lds_bytes("gfx950", 64, 32, 32, 1) == (32 * 72 + 64 * 40) * 2  # d64: K in LDS
+    assert lds_bytes("gfx950", 128, 128, 64, 4) == 2 * (64 * 136 + 128 * 72) * 2
+    assert lds_bytes("gfx950", 256, 128, 32, 4) == 2 * (32 * 264 + 256 * 40) * 2
     # gfx1030: Q and P rows only
-    assert lds_bytes("gfx1030", 80, 32, 32) == 32 * (80 + 32) * 2
+    assert lds_bytes("gfx1030", 80, 32, 32, 4) == 32 * (80 + 32) * 2
+    # gfx1030, the 8-wave tile: the K tile and the V tile (32 keys x 128 dims, 2 bytes each)
+    assert lds_bytes("gfx1030", 128, 32, 32, 8) == 2 * 32 * 128 * 2
 
 
 def test_head_size_not_a_multiple_of_16_is_pruned_with_a_reason():
@@ -125,15 +127,16 @@ def test_lds_bytes_equal_config_hpp(run, tmp_path):
     src.write_text(
         '#include <stdio.h>\n#include "uattn/kernel/config.hpp"\n'
         "static void print(uattn::Arch a, uattn::Tile t, int d, int m, int n, int b) {\n"
-        '  printf("%u %u %d\\n", uattn::attn_lds_bytes(a, d, m, n), uattn::lds_budget(a),\n'
-        "         uattn::tile_rows_per_wave(a, t, d, b) * uattn::tile_waves(t));\n}\n"
+        '  printf("%u %u %d %d\\n", uattn::attn_lds_bytes(a, d, m, n, uattn::tile_waves_of(a, t, d, b)),\n'
+        "         uattn::lds_budget(a), uattn::tile_rows_per_wave(a, t, d, b) * uattn::tile_waves_of(a, t, d, b),\n"
+        "         uattn::tile_waves_of(a, t, d, b));\n}\n"
         "int main() {\n" + "\n".join(lines) + "\n}\n")
     exe = tmp_path / "lds"
     subprocess.run([_cxx(), "-std=c++17", "-Werror=switch", "-I", str(REPO / "templates"),
                     "-I", str(gen / "include"), str(src), "-o", str(exe)], check=True)
     got = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split("\n")
     for (a, d, name, t, b), line in zip(cases, got):
-        assert line == f"{lds_bytes(a, d, t.block_m, t.block_n)} {ARCH_INFO[a].lds_budget} {t.block_m}"
+        assert line == f"{lds_bytes(a, d, t.block_m, t.block_n, t.waves)} {ARCH_INFO[a].lds_budget} {t.block_m} {t.waves}"
 
 
 def test_why_pruned_names_the_rules(run, tmp_path):

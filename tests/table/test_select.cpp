@@ -90,6 +90,14 @@ uint64_t candidate_workgroups(const Selection& s) {
   return 0;
 }
 
+// The lowest estimate among the candidates of `path` in `s` (an explained selection).
+double best_cycles(const Selection& s, Path path) {
+  double best = 1e300;
+  for (const CandidateEstimate& c : s.candidates)
+    if (c.row->path == path) best = std::min(best, c.cycles);
+  return best;
+}
+
 }  // namespace
 
 // Input 3: HIP reports WGPs on gfx10+; the one conversion doubles them, and a
@@ -235,6 +243,12 @@ TEST(Select, WindowedDecodeIsSplitByTheWindowsTiles) {
   }
 }
 
+// The large tile of p's shape stages each K / V tile once for all its waves
+// (config.hpp waves_share_kv): every gfx950 tile, the gfx1030 8-wave tile.
+static bool large_tile_shares_kv(const ProblemDesc& p) {
+  return waves_share_kv(p.arch, tile_waves_of(p.arch, Tile::large, p.head_size, p.block_size));
+}
+
 // The classes of the issue, on both architectures, through the model: a
 // long-context decode batch never leaves the device idle -- it is split into
 // >= 2 segments, or its 2D grid already runs enough waves to fill every SIMD
@@ -262,6 +276,11 @@ TEST(Select, LongContextDecodeIsSplitWhileTheDeviceIsNotFull) {
       }
 }
 
+// Verify batches (2-8 query tokens per sequence) are split, or served by a
+// large tile whose waves stage each K/V tile once for all its rows (the gfx1030
+// 8-wave d128 tile: 32 rows, the rows of 8 tokens at qpk 4), which reads K/V
+// once where the split's one-wave tiles read it once per 8 rows; then no split
+// beats the 2D estimate by the policy's margin (split_margin_pct).
 TEST(Select, SpeculativeDecodeVerifyBatchesAreSplit) {
   if (!default_matrix()) GTEST_SKIP();
   for (Arch a : built_archs())
@@ -272,6 +291,12 @@ TEST(Select, SpeculativeDecodeVerifyBatchesAreSplit) {
           sh.arch = to_string(a);
           const ProblemDesc p = batch(sh, same(b, q, kv));
           const Selection s = explained(p);
+          if (large_tile_shares_kv(p) && s.path == Path::k2D) {
+            EXPECT_EQ(s.attention.row->tile, Tile::large) << where(p, s);
+            const double margin = default_policy(a).split_margin_pct / 100.0;
+            EXPECT_LE(s.estimate_cycles * margin, best_cycles(s, Path::k3D)) << where(p, s);
+            continue;
+          }
           EXPECT_EQ(s.path, Path::k3D) << where(p, s);
           EXPECT_GE(s.num_segments, 2) << where(p, s);
           EXPECT_EQ(s.attention.row->tile, Tile::small) << where(p, s);
@@ -291,10 +316,11 @@ TEST(Select, ChunkedPrefillBehindALongPrefix) {
         for (const Seqs& seqs : {Seqs{{chunk, prefix + chunk}}, mixed}) {
           const ProblemDesc p = batch(sh, seqs);
           const Selection s = explained(p);
-          // Enough rows to fill the device: 2D; on gfx950 with the multi-wave tile,
-          // whose waves stage each K/V tile once for 128 rows.
+          // Enough rows to fill the device: 2D; with the multi-wave tile where its
+          // waves stage each K/V tile once for all their rows (gfx950: 128 rows;
+          // gfx1030 d128: 32, the 8-wave tile).
           EXPECT_EQ(s.path, Path::k2D) << where(p, s);
-          if (!kArchSelectRecords[(int)a].waves_independent)
+          if (large_tile_shares_kv(p))
             EXPECT_EQ(s.attention.row->tile, Tile::large) << where(p, s);
         }
       }
@@ -310,7 +336,7 @@ TEST(Select, PrefillIsTwoDWithTheLargeTile) {
         const ProblemDesc p = batch(sh, same(b, len, len));
         const Selection s = explained(p);
         EXPECT_EQ(s.path, Path::k2D) << where(p, s);
-        if (!kArchSelectRecords[(int)a].waves_independent)
+        if (large_tile_shares_kv(p))
           EXPECT_EQ(s.attention.row->tile, Tile::large) << where(p, s);
       }
 }

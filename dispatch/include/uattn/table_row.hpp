@@ -23,7 +23,7 @@
                                               ::uattn::DType::QDT, ::uattn::DType::KVDT, HEAD, BLOCK, FEATS, \
                                               ::uattn::Tile::TILE, BM, BN, WAVES,                            \
                                               ::uattn::wave_size_of(::uattn::Arch::ARCH),                    \
-                                              ::uattn::attn_lds_bytes(::uattn::Arch::ARCH, HEAD, BM, BN),          \
+                                              ::uattn::attn_lds_bytes(::uattn::Arch::ARCH, HEAD, BM, BN, WAVES),   \
                                               VGPRS, OCC, CYCLES, MEASURED}))
 #define UATTN_REDUCE_ROW(NAME, ARCH, HEAD)                                                                   \
   UATTN_ROW_ENTRY(NAME, (::uattn::InstanceRow{#NAME, ::uattn::Arch::ARCH, ::uattn::Path::kReduce,           \

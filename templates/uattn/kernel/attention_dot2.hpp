@@ -11,7 +11,8 @@
 // waves per SIMD: ArchInfo.rows_by_head in generator/uattn_gen/model.py) and
 // walks only the KV tiles those rows can see;
 // the waves of a workgroup share nothing, so the kernel has no workgroup
-// barrier. KV tile = 32 keys, straight-line (every loop inside it is unrolled)
+// barrier, except in the 8-wave d128 prefill tile (4 rows per wave), whose
+// waves stage each K / V tile once in LDS for all of them (run_shared below). KV tile = 32 keys, straight-line (every loop inside it is unrolled)
 // and software-pipelined: K/V loads run kLK / kLV steps ahead of their use and
 // the next tile's block-table read one tile ahead (figures: docs/performance.md).
 // Every K/V load reads a real token: keys outside [kv_lo, kv_hi) load the nearest
@@ -205,8 +206,8 @@ struct AttnBodyDot2 {
   // Rows per wave: rows_per_wave(A) = 8, or 4 in the one-wave d256 tiles and
   // the generic one-wave d192 tile (config.hpp tile_rows_per_wave).
   static constexpr int kQW = BM / WAVES;
-  static_assert(BM == kQW * WAVES && (kQW == rows_per_wave(A) || (kQW == 4 && WAVES == 1)),
-                "block_m = rows per wave (8, or 4 in one-wave tiles) * waves");
+  static_assert(BM == kQW * WAVES && (kQW == rows_per_wave(A) || (kQW == 4 && (WAVES == 1 || WAVES == 8))),
+                "block_m = rows per wave (8, or 4 in one-wave tiles and the 8-wave tile) * waves");
   static constexpr int kThreads = kWave * WAVES;
   // One-wave tiles up to d192 and the 4-row tiles (d256; the generic d192
   // tile) are built for 8 waves per SIMD: amdgpu_waves_per_eu(8) caps them at
@@ -215,7 +216,7 @@ struct AttnBodyDot2 {
   // spills. An 8-row d256 wave (64 accumulators) spills at 128 (and the
   // generic 8-row d192 wave): they have 4 rows (ArchInfo.rows_by_head).
   static constexpr int kWavesPerEU = WAVES == 1 && (HEAD <= 192 || kQW == 4) ? 8 : 1;
-    static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
+  static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN, WAVES);
   static constexpr int kR = kQW;               // rows per wave
   static constexpr int kH = kR / 2;            // P rows one lane of a key pair holds
   static constexpr int kNC = HEAD / 8;         // 16-byte chunks of 8 f16 per Q/K row
@@ -328,7 +329,9 @@ struct AttnBodyDot2 {
   // d192 / d256 keep the unaligned-first form they were measured in).
   static constexpr bool kAlignedFirst = P == Path::k3D && (!kFp8 || HEAD < 112 || (kBf16 && HEAD == 112));
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
-    if constexpr (kGeneric && kAlignedFirst) {
+    if constexpr (kShared) {
+      run_shared(p, lds);
+    } else if constexpr (kGeneric && kAlignedFirst) {
       if (rows_dword_aligned(p)) run_rows<true>(p, lds);
       else run_rows<false>(p, lds);
     } else {
@@ -837,6 +840,377 @@ struct AttnBodyDot2 {
       }
     }
   }
+
+  // ---- The 8-wave prefill tile (kShared, d128): K / V tiles shared through LDS ----
+  // Each of the 8 waves owns 4 packed rows (32 per workgroup) and the workgroup
+  // walks one KV range, the union of its rows' ranges (each row masks the keys
+  // it does not see; a wave past the last row loads, stores and waits with the
+  // others and writes no output). Per KV tile of 32 keys the workgroup's 256
+  // lanes load the K and V tiles once and store them in LDS as f16 (bf16 and
+  // fp8 converted once here, for all 8 waves):
+  //   K [16 chunks][32 keys] of 16 bytes (8 dims): QK step c reads chunk c of
+  //     key `lane` (consecutive lanes, consecutive 16 bytes);
+  //   V [16 key pairs][HEAD] of (v[2i][d], v[2i + 1][d]) f16 pairs: P.V step i
+  //     reads dims 4 lane .. 4 lane + 3 of pair i (one 16-byte read).
+  // Loads per lane and tile: 16-bit KV two 16-byte K pieces (key k0 + lane,
+  // chunks 2 wave, 2 wave + 1) and two V pieces (chunk lane % 16 of keys 2 sk,
+  // 2 sk + 1, sk = 2 wave + lane / 16); fp8 KV one of each (16 dims; the two
+  // lanes of a key pair swap halves). QK and P.V are the kBcast ones of the
+  // other tiles (Q chunk and P pair by DPP ROW_SHARE) with K / V from LDS.
+  // Two barriers per tile, one buffer each for K and V (16 KiB):
+  //   Ba: K of tile t visible, every wave done with P.V of t - 1 -> store V of
+  //       t (loaded during P.V of t - 1), load K of t + 1; QK, softmax;
+  //   Bb: V of t visible, every wave done with QK of t -> store K of t + 1,
+  //       load V of t + 1, read the block table for t + 2; P.V.
+  // So a lane holds at most two staged pieces, each in flight for one phase,
+  // and the LDS reads run kShLK / kShLV steps ahead: in llvm-mca's model every
+  // global load also counts as an LGKM operation (docs/performance.md), so an
+  // LDS wait stalls unless more LDS reads are in flight than global loads.
+  // 95 VGPRs, 16 KiB LDS; depths measured with tools/uattn-inspect
+  // (docs/performance.md, "gfx1030 kernel body").
+  static constexpr bool kShared = dot2_shares_kv(WAVES);
+  static constexpr uint32_t kShKBytes = (uint32_t)(BN * HEAD * 2);  // K tile; V tile of the same size after it
+  static constexpr int kShLK = 4, kShLV = 5;  // LDS reads (K chunks / V pairs) in flight ahead of their QK / P.V step
+
+  UATTN_INLINE static void run_shared(const AttnParams& p, char* lds) {
+    static_assert(P == Path::k2D && HEAD == 128 && BLOCK > 0 && BLOCK % 16 == 0 && kR == 4 &&
+                      !kQQ && !kAlibi && !kCap && !kSink,
+                  "8-wave tile: 2D, d128, a fixed block size (multiple of 16), plain or window");
+    constexpr bool kAl = true;  // specialised instances serve rows_aligned problems only
+    const int qpk = p.num_q_heads / p.num_kv_heads;
+    const int kvh = dl::block_id_y();
+    const int64_t x = dl::block_id_x();
+
+    int lo = 0, hi = p.num_seqs - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      const int64_t st = (int64_t)p.cu_seqlens_q[mid] * qpk / BM + mid;
+      if (st <= x) lo = mid; else hi = mid - 1;
+    }
+    const int sq = lo;
+    const int q_start = p.cu_seqlens_q[sq];
+    const int q_len = p.cu_seqlens_q[sq + 1] - q_start;
+    const int seq_k = p.seqused_k[sq];
+    const int ctx = seq_k - q_len;
+    const int64_t rows_total = (int64_t)q_len * qpk;
+    // First packed row of the workgroup; a workgroup without rows exits (uniform, before any barrier).
+    const int64_t mg = (x - ((int64_t)q_start * qpk / BM + sq)) * BM;
+    if (mg >= rows_total) return;
+    const int wave = dl::wave_id();
+    const int lane = dl::lane_id();
+    const int ng = (int)(rows_total - mg < BM ? rows_total - mg : BM);  // rows of the workgroup
+    // Rows of this wave: mw .. mw + nrows - 1 (a wave past the last row keeps
+    // nrows = 0: it loads, stores and waits with the others, and stores no output).
+    const int64_t mw = mg + (int64_t)wave * kR;
+    const int nrows = mw < rows_total ? (int)(rows_total - mw < kR ? rows_total - mw : kR) : 0;
+    int tg_first, hg_first;
+    dot2::divmod_rows(mg, qpk, tg_first, hg_first);
+    int t_first, h_first;
+    dot2::divmod_rows(nrows > 0 ? mw : mg, qpk, t_first, h_first);
+    int p_tok[kR], hd[kR];
+    {
+      int t = t_first, h = h_first;
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        p_tok[r] = r < nrows ? t : 0;
+        hd[r] = kvh * qpk + (r < nrows ? h : 0);
+        if (++h == qpk) { h = 0; ++t; }
+      }
+    }
+    const bool win_on = kWin && p.window_left >= 0;
+    // Keys [kv_lo, kv_hi) seen by some row of the workgroup.
+    const int pg_last = tg_first + (int)((uint32_t)(hg_first + ng - 1) / (uint32_t)qpk);
+    const int kv_hi = ctx + pg_last + 1;
+    int kv_lo = 0;
+    if (win_on) { kv_lo = ctx + tg_first - p.window_left; if (kv_lo < 0) kv_lo = 0; }
+    const int t0 = kv_lo / BN, t1 = (kv_hi + BN - 1) / BN;
+    int khi[kR], klo[kR];
+    UATTN_UNROLL
+    for (int r = 0; r < kR; ++r) {
+      const int t_abs = ctx + p_tok[r];
+      khi[r] = r < nrows ? t_abs : -1;
+      klo[r] = win_on ? t_abs - p.window_left : 0;
+    }
+
+    // Q: chunk (lane % 16) of each row of the wave (padding rows: zero).
+    U4 qreg[kR];
+    {
+      const int c = lane & 15;
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        const int rr = r < nrows ? r : (nrows > 0 ? nrows - 1 : 0);
+        const uint32_t hr = (uint32_t)(h_first + rr);
+        const int tr = t_first + (int)(hr / (uint32_t)qpk), hq = (int)(hr % (uint32_t)qpk);
+        const QT* qrow = static_cast<const QT*>(p.q) + ((int64_t)q_start + tr) * p.q_stride_token +
+                         (int64_t)(kvh * qpk + hq) * p.q_stride_head;
+        const auto raw = dl::ld_dwords<4>(qrow + 8 * c);
+        const uint32_t keep = r < nrows ? ~0u : 0u;
+        UATTN_UNROLL
+        for (int e = 0; e < 4; ++e) {
+          if constexpr (kBf16) {
+            const uint32_t lo16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] << 16)));
+            const uint32_t hi16 = dot2::h16(dot2::sat_f16(dl::bits_as_float(raw[e] & 0xFFFF0000u)));
+            qreg[r].v[e] = (lo16 | (hi16 << 16)) & keep;
+          } else {
+            qreg[r].v[e] = raw[e] & keep;
+          }
+        }
+      }
+    }
+
+    float m_i[kR], l_i[kR], acc[kR][kDPL];
+    UATTN_UNROLL
+    for (int r = 0; r < kR; ++r) {
+      m_i[r] = kNegInf;
+      l_i[r] = 0.0f;
+      UATTN_UNROLL
+      for (int e = 0; e < kDPL; ++e) acc[r][e] = 0.0f;
+    }
+    const float qk_scale_l2 = p.softmax_scale * p.k_scale * kKVUnit * kLog2e;
+    const int d0 = lane * kDPL;
+
+    // LDS tiles (U4 = 16 bytes): K chunk c of key k at c * 32 + k; V pair i, dims 4l .. 4l + 3 at i * 32 + l.
+    const dl::Lds<U4> k_lds{lds, 0u, (uint32_t)(BN * kNC)};
+    const dl::Lds<U4> v_lds{lds, kShKBytes, (uint32_t)(BN / 2 * HEAD / 4)};
+
+    // Staging roles. K: lane = key k0 + lane (as in QK), chunks 2 * wave and 2 * wave + 1 (32 bytes of
+    // the row). V: key pair sk = 2 * wave + lane / 16, chunk sc = lane % 16 of keys 2 sk and 2 sk + 1.
+    // Keys are clamped into [kv_lo, kv_hi) (every load reads a real token); the V keys' cache block
+    // is the K lane's (v_readlane from lanes 4 * wave and 4 * wave + 2: both keys of a pair lie in
+    // one block, as BLOCK is even and a clamped key stays in its tile), so one block-table read per
+    // lane and tile.
+    const int sk = 2 * wave + (lane >> 4), sc = lane & 15;
+    const int32_t* bt = p.block_table + (int64_t)sq * p.block_table_stride;
+    const char* kc = static_cast<const char*>(p.k_cache);
+    const char* vc = static_cast<const char*>(p.v_cache);
+    auto clampk = [&](int j) { return (uint32_t)(j < kv_lo ? kv_lo : (j >= kv_hi ? kv_hi - 1 : j)); };
+    auto k_block = [&](int k0) -> int32_t { return bt[clampk(k0 + lane) / (uint32_t)BLOCK]; };
+    auto row_off = [&](uint32_t j, int32_t blk, int64_t sb, int64_t ss, int64_t sh) -> int64_t {
+      return ((int64_t)blk * sb + (int64_t)(j % (uint32_t)BLOCK) * ss + (int64_t)kvh * sh) * (int64_t)sizeof(KVT);
+    };
+    U4 kst[2], vst[2];  // staged pieces in flight
+    // fp8 KV: one 16-byte piece per lane and tile for K (16 dims: the same two LDS chunks) and for V
+    // (16 dims of key 2 sk + (lane & 1); the lanes of a pair swap halves in v_store).
+    auto k_load = [&](int k0, int32_t blk) {
+      dl::pin(blk);
+      const char* row = kc + row_off(clampk(k0 + lane), blk, p.k_stride_block, p.k_stride_slot, p.k_stride_head) +
+                        (kFp8 ? 16 : 32) * wave;
+      const auto x0 = dl::ld_dwords<4>(row);
+      UATTN_UNROLL
+      for (int e = 0; e < 4; ++e) kst[0].v[e] = x0[e];
+      if constexpr (!kFp8) {
+        const auto x1 = dl::ld_dwords<4>(row + 16);
+        UATTN_UNROLL
+        for (int e = 0; e < 4; ++e) kst[1].v[e] = x1[e];
+      }
+    };
+    auto v_load2 = [&](int k0, int32_t blk_k) {
+      const int32_t b0 = (int32_t)dl::readlane((uint32_t)blk_k, 4 * wave);
+      const int32_t b1 = (int32_t)dl::readlane((uint32_t)blk_k, 4 * wave + 2);
+      const int32_t blk = lane < 16 ? b0 : b1;
+      const uint32_t ja = clampk(k0 + 2 * sk), jb = clampk(k0 + 2 * sk + 1);  // jb = ja or ja + 1, one block
+      if constexpr (kFp8) {
+        const uint32_t j = (lane & 1) ? jb : ja;
+        const auto x0 = dl::ld_dwords<4>(vc + row_off(j, blk, p.v_stride_block, p.v_stride_slot, p.v_stride_head) + 16 * (sc >> 1));
+        UATTN_UNROLL
+        for (int e = 0; e < 4; ++e) vst[0].v[e] = x0[e];
+      } else {
+        const char* ra = vc + row_off(ja, blk, p.v_stride_block, p.v_stride_slot, p.v_stride_head) + 16 * sc;
+        const char* rb = ra + (jb != ja ? p.v_stride_slot * (int64_t)sizeof(KVT) : 0);
+        const auto x0 = dl::ld_dwords<4>(ra);
+        const auto x1 = dl::ld_dwords<4>(rb);
+        UATTN_UNROLL
+        for (int e = 0; e < 4; ++e) { vst[0].v[e] = x0[e]; vst[1].v[e] = x1[e]; }
+      }
+    };
+    auto k_store = [&]() {
+      UATTN_UNROLL
+      for (int h = 0; h < 2; ++h) {
+        U4 w;
+        UATTN_UNROLL
+        for (int e = 0; e < 4; ++e) {
+          if constexpr (kFp8) {  // bytes 2m, 2m + 1 of the piece -> bits [15:8], [31:24] -> f16 / 256
+            const uint32_t x = kst[0].v[2 * h + e / 2];
+            w.v[e] = dot2::fp8_pair_to_f16_div256(dl::perm(0u, x, e % 2 ? 0x030C020Cu : 0x010C000Cu));
+          } else {
+            w.v[e] = kBf16 ? dot2::bf16_pair_to_f16(kst[h].v[e]) : kst[h].v[e];
+          }
+        }
+        k_lds.st((uint32_t)((2 * wave + h) * BN + lane), w);
+      }
+    };
+    auto v_store = [&]() {
+      uint32_t x[4], y[4], w[8];
+      if constexpr (kFp8) {
+        // Even lanes hold key 2 sk, odd lanes key 2 sk + 1, 16 dims each; the even lane makes the
+        // pairs of the first 8 dims, the odd lane those of the last 8: each sends the other half.
+        const bool odd = (lane & 1) != 0;
+        uint32_t a[2], b[2];
+        UATTN_UNROLL
+        for (int k = 0; k < 2; ++k) {
+          const uint32_t recv = dl::xor_lanes<1>(odd ? vst[0].v[k] : vst[0].v[2 + k]);
+          a[k] = odd ? recv : vst[0].v[k];
+          b[k] = odd ? vst[0].v[2 + k] : recv;
+        }
+        UATTN_UNROLL
+        for (int e = 0; e < 8; ++e) {  // dim e: byte e % 4 of dword e / 4 of each key -> bits [15:8], [31:24]
+          const uint32_t sel = ((uint32_t)(4 + e % 4) << 24) | 0x000C000Cu | ((uint32_t)(e % 4) << 8);
+          w[e] = dot2::fp8_pair_to_f16_div256(dl::perm(b[e / 4], a[e / 4], sel));
+        }
+      }
+      UATTN_UNROLL
+      for (int e = 0; e < 4; ++e) { x[e] = vst[0].v[e]; y[e] = vst[1].v[e]; }
+      UATTN_UNROLL
+      for (int i = 0; i < 4 && !kFp8; ++i) {
+        if constexpr (kBf16) {
+          w[2 * i] = dl::cvt_pkrtz(dl::bits_as_float(x[i] << 16), dl::bits_as_float(y[i] << 16));
+          w[2 * i + 1] = dl::cvt_pkrtz(dl::bits_as_float(x[i] & 0xFFFF0000u), dl::bits_as_float(y[i] & 0xFFFF0000u));
+        } else {
+          w[2 * i] = dl::perm(y[i], x[i], 0x05040100u);      // (x.lo, y.lo)
+          w[2 * i + 1] = dl::perm(y[i], x[i], 0x07060302u);  // (x.hi, y.hi)
+        }
+      }
+      UATTN_UNROLL
+      for (int h = 0; h < 2; ++h) {
+        U4 u;
+        UATTN_UNROLL
+        for (int e = 0; e < 4; ++e) u.v[e] = w[4 * h + e];
+        v_lds.st((uint32_t)(sk * (HEAD / 4) + 2 * sc + h), u);
+      }
+    };
+    auto step_end = [&](float* v, int n) {
+      UATTN_UNROLL
+      for (int i = 0; i < n; ++i) dl::pin(v[i]);
+      dl::mem_order();
+      dl::sched_barrier();
+    };
+
+    int32_t bk_n = 0;  // cache block of key k0 + lane of the next tile (K), read a tile ahead
+    if (t0 < t1) {
+      const int k0 = t0 * BN, kn = t0 + 1 < t1 ? k0 + BN : k0;
+      const int32_t b = k_block(k0);
+      k_load(k0, b);
+      v_load2(k0, b);
+      bk_n = k_block(kn);
+      k_store();
+    }
+
+    for (int tile = t0; tile < t1; ++tile) {
+      const int k0 = tile * BN;
+      const int kn = tile + 1 < t1 ? k0 + BN : k0;    // next tile (the last one loads its own again)
+      const int kn2 = tile + 2 < t1 ? k0 + 2 * BN : kn;
+      const int j = k0 + lane;
+
+      dl::barrier();  // Ba
+      v_store();
+      const int32_t bk = bk_n;
+      k_load(kn, bk);
+
+      // ---- QK: s[r] = q_r . k_j, K chunk c from LDS, Q chunk c by ROW_SHARE c ----
+      float s[kR];
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) s[r] = 0.0f;
+      U4 kq[kShLK];
+      UATTN_UNROLL
+      for (int c = 0; c < kShLK; ++c) kq[c] = k_lds.ld((uint32_t)(c * BN + lane));
+      auto qk_step = [&](auto cc) {
+        constexpr int c = decltype(cc)::value;
+        const U4 cur = kq[c % kShLK];
+        if constexpr (c + kShLK < kNC) kq[c % kShLK] = k_lds.ld((uint32_t)((c + kShLK) * BN + lane));
+        UATTN_UNROLL
+        for (int r = 0; r < kR; ++r) {
+          UATTN_UNROLL
+          for (int e = 0; e < 4; ++e) s[r] = dl::fdot2_row_share<c>(qreg[r].v[e], cur.v[e], s[r]);
+        }
+        step_end(s, kR);
+      };
+      dot2::static_for<0, kNC>(qk_step);
+
+      // ---- mask, online softmax (as run_rows) ----
+      float mx[kR];
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        const bool keep = j <= khi[r] && j >= klo[r];
+        s[r] = keep ? s[r] * qk_scale_l2 : kNegInf;
+        mx[r] = dot2::wave_max(s[r]);
+      }
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        const float m_new = dl::max_nonan(m_i[r], mx[r]);  // neither is NaN
+        const float m_use = dl::max_nonan(m_new, -3.0e38f);  // -inf -> -3e38: exp2(-inf - m_use) = 0
+        const float alpha = dl::exp2(m_i[r] - m_use);
+        s[r] = dl::exp2(s[r] - m_use);
+        l_i[r] = l_i[r] * alpha + s[r];
+        m_i[r] = dl::bits_as_float(dl::readfirstlane(dl::float_as_bits(m_new)));
+        UATTN_UNROLL
+        for (int e = 0; e < kDPL; ++e) acc[r][e] *= alpha;
+      }
+      uint32_t w[kH];
+      {
+        const uint32_t odd = 0u - (uint32_t)(lane & 1);
+        const uint32_t sh = (uint32_t)(lane & 1) * 16u;
+        UATTN_UNROLL
+        for (int i = 0; i < kH; ++i) {
+          const uint32_t lo_b = dl::float_as_bits(s[i]), hi_b = dl::float_as_bits(s[kH + i]);
+          const uint32_t send = (lo_b & odd) | (hi_b & ~odd);
+          const uint32_t mine = (hi_b & odd) | (lo_b & ~odd);
+          const float recv = dl::bits_as_float(dl::xor_lanes<1>(send));
+          const uint32_t hm = dot2::h16(dl::bits_as_float(mine)), hr = dot2::h16(recv);
+          w[i] = (hm << sh) | (hr << (16u - sh));
+        }
+      }
+      uint32_t plo[kH], phi[kH];
+      {
+        const bool low = lane < 16;
+        UATTN_UNROLL
+        for (int e = 0; e < kH; ++e) {
+          const uint32_t xx = dl::xor_lanes<16>(w[e]);
+          plo[e] = low ? w[e] : xx;
+          phi[e] = low ? xx : w[e];
+        }
+      }
+
+      dl::barrier();  // Bb
+      k_store();
+      v_load2(kn, bk);
+      bk_n = k_block(kn2);
+
+      // ---- PV: acc[r][e] += sum_i (p_r[2i], p_r[2i+1]) . (v_2i[d0 + e], v_2i+1[d0 + e]) ----
+      U4 vq[kShLV];
+      UATTN_UNROLL
+      for (int i = 0; i < kShLV; ++i) vq[i] = v_lds.ld((uint32_t)(i * (HEAD / 4) + lane));
+      auto pv_step = [&](auto ic) {
+        constexpr int i = decltype(ic)::value;
+        constexpr int la = 2 * (i % 8);
+        const U4 cur = vq[i % kShLV];
+        if constexpr (i + kShLV < 16) vq[i % kShLV] = v_lds.ld((uint32_t)((i + kShLV) * (HEAD / 4) + lane));
+        const uint32_t(&pp)[kH] = i < 8 ? plo : phi;
+        UATTN_UNROLL
+        for (int r = 0; r < kH; ++r) {
+          UATTN_UNROLL
+          for (int e = 0; e < kDPL; ++e) {
+            acc[r][e] = dl::fdot2_row_share<la>(pp[r], cur.v[e], acc[r][e]);
+            acc[kH + r][e] = dl::fdot2_row_share<la + 1>(pp[r], cur.v[e], acc[kH + r][e]);
+          }
+        }
+        step_end(&acc[0][0], kR * kDPL);
+      };
+      dot2::static_for<0, 16>(pv_step);
+    }
+
+    // ---- epilogue (2D) ----
+    UATTN_UNROLL
+    for (int r = 0; r < kR; ++r) {
+      const float l_row = dot2::wave_sum(l_i[r]);
+      if (r < nrows) {
+        const float inv = l_row > 0.0f ? p.v_scale * kKVUnit / l_row : 0.0f;
+        const int64_t token = (int64_t)q_start + p_tok[r];
+        if (p.out_dtype == (int32_t)DType::fp8e4m3) store_row<dl::fp8e4m3, kAl>(p, token, hd[r], d0, acc[r], inv);
+        else store_row<QT, kAl>(p, token, hd[r], d0, acc[r], inv);
+      }
+    }
+  }
+
 };
 
 }  // namespace uattn

@@ -88,7 +88,7 @@ struct AttnBodyMfma {
   static constexpr int kVH = HEAD / kVS;
   static constexpr uint32_t kStageElems = kKElems + (uint32_t)(kVH * kVRow);
   static_assert(kStageElems * 2u == attn_lds_stage_bytes(HEAD, BN, !kKDirect, kVS), "LDS layout (config.hpp)");
-  static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN);
+  static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN, WAVES);
   static constexpr int kStages = (int)(kLdsBytes / (kStageElems * 2u));  // 2: LDS double buffer
   static_assert(kLdsBytes <= lds_budget(A), "LDS budget");
   static constexpr int kST = BN / kQW;       // S^T tiles per KV tile

@@ -28,6 +28,28 @@ constexpr int tile_rows_per_wave(Arch a, Tile t, int head, int block_size) {
   }
   return rows_per_wave(a);
 }
+// Waves per workgroup of the same instances: the record's entry's waves where
+// it sets them (the gfx1030 d128 prefill tile: 8), else tile_waves(t).
+// model.ArchInfo.tile() computes the same.
+constexpr int tile_waves_of(Arch a, Tile t, int head, int block_size) {
+  for (int i = 0; i < kNumRowsByHead; ++i) {
+    const RowsByHead& r = kRowsByHead[i];
+    if (r.arch == a && r.tile == t && head == r.head && (!r.generic_only || block_size == 0))
+      return r.waves > 0 ? r.waves : tile_waves(t);
+  }
+  return tile_waves(t);
+}
+// dot2 body: a workgroup of 8 waves stages each K / V tile once, in LDS, for
+// all its waves (attention_dot2.hpp, the 8-wave tile); in smaller ones every
+// wave loads its own K / V rows and the waves never synchronise.
+constexpr bool dot2_shares_kv(int waves) { return waves == 8; }
+// The waves of a workgroup of `waves` waves load each K / V tile once between
+// them and all walk the workgroup's KV range (the MFMA body; the dot2 body's
+// 8-wave tile), rather than each wave its own rows' range (the selector's cost
+// model: dispatch/src/select.cpp).
+constexpr bool waves_share_kv(Arch a, int waves) {
+  return matrix_insn(a) != MatrixInsn::dot2 || dot2_shares_kv(waves);
+}
 // Head size rounded up to the kernels' register tiling (MFMA: 32-wide output
 // tiles; dot2 body: 4 lanes per row).
 constexpr int head_pad(Arch a, int d) { return (d + arch_record(a).head_pad - 1) / arch_record(a).head_pad * arch_record(a).head_pad; }
@@ -45,7 +67,9 @@ constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).ld
 //    tiles of a head size that is a multiple of 32, mfma_v_slices).
 //  dot2 body (attention_dot2.hpp): K/V are read straight from memory; Q and P
 //    are staged, [block_m][lds_row] (an upper bound: the tiles that broadcast Q
-//    and P by DPP, kBcast, use none).
+//    and P by DPP, kBcast, use none). The 8-wave tile (dot2_shares_kv): the K
+//    tile [block_n][head] and the V tile [block_n / 2 key pairs][head] of f16
+//    pairs, 2 bytes per element each (16 KiB at d128).
 // MFMA body: K read straight from global memory into the MFMA A operand (no K
 // in LDS). One-wave workgroups (block_m <= 32) with 64 < head <= 256, of a
 // fixed block size or the generic instance (any block size: the key's cache
@@ -65,7 +89,7 @@ constexpr int mfma_v_slices(int block_m, int head) { return block_m == 16 && hea
 constexpr uint32_t attn_lds_stage_bytes(int head, int block_n, bool k_in_lds = true, int v_slices = 1) {
   return (uint32_t)(((k_in_lds ? block_n * (head + 8) : 0) + head / v_slices * (block_n + 8)) * 2);
 }
-constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n) {
+constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n, int waves) {
   uint32_t bytes = 0;
   switch (matrix_insn(a)) {  // no default: a new kind must say how its tiles are laid out
     case MatrixInsn::mfma_32x32x16:
@@ -73,7 +97,7 @@ constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n) {
               (block_m > 32 && 2u * attn_lds_stage_bytes(head, block_n) <= 80u * 1024u ? 2u : 1u);
       break;
     case MatrixInsn::dot2:
-      bytes = (uint32_t)(block_m * lds_row(a, head) * 2);
+      bytes = dot2_shares_kv(waves) ? (uint32_t)(2 * block_n * head * 2) : (uint32_t)(block_m * lds_row(a, head) * 2);
       break;
   }
   return bytes;
