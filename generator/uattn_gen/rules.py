@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .model import ARCH_INFO, DTYPE_BY_NAME, HEAD_SIZE_MULTIPLE, REDUCE, Instance
+from .model import ANY_BLOCK, ARCH_INFO, DTYPE_BY_NAME, FEATURE_BIT, HEAD_SIZE_MULTIPLE, REDUCE, Instance
 
 
 def head_pad(arch: str, head_size: int) -> int:
@@ -97,6 +97,15 @@ def _large_tile_2d_only(i: Instance) -> bool:
     return i.tile != "large" or i.path == "2d"
 
 
+def _shared_tile_serves(i: Instance) -> bool:
+    """The dot2 body's 8-wave tile (run_shared in attention_dot2.hpp) is written for plain and
+    sliding-window attention at a fixed, even block size (both keys of a V key pair in one block)."""
+    if ARCH_INFO[i.arch].matrix_insn != "dot2" or not dot2_shares_kv(i.waves):
+        return True
+    return (i.block_size != ANY_BLOCK and i.block_size % 2 == 0
+            and i.features & ~FEATURE_BIT["window"] == 0)
+
+
 def _rule_set(arch: str) -> list:
     info = ARCH_INFO[arch]
     return [
@@ -116,6 +125,10 @@ def _rule_set(arch: str) -> list:
              f"{info.lds_budget // 1024} KiB LDS budget of {arch} (config.hpp attn_lds_bytes)",
              _lds_fits),
         Rule("large-tile-2d-only", "3D split-KV segments use the small tile", _large_tile_2d_only),
+        Rule("shared-tile-plain-or-window",
+             "the 8-wave tile that shares K/V through LDS (gfx1030 d128 large) serves plain and "
+             "sliding-window attention at a fixed, even block size; the one-wave tile serves the rest",
+             _shared_tile_serves),
     ]
 
 

@@ -6,7 +6,8 @@ import subprocess
 import pytest
 
 from gen_helpers import REPO, write_matrix
-from uattn_gen.model import ANY_BLOCK, ARCH_INFO, ARCHS, DTYPES, HEAD_SIZES, attention_instance
+from uattn_gen.model import (ALL_FEATURES, ANY_BLOCK, ARCH_INFO, ARCHS, DTYPES, FEATURE_BIT, HEAD_SIZES,
+                             attention_instance, names)
 from uattn_gen.rules import RULES, failed_rules, lds_bytes
 
 
@@ -100,6 +101,26 @@ ROWS_BY_HEAD_CASES = [
 @pytest.mark.parametrize("arch,tile,head,block,block_m", ROWS_BY_HEAD_CASES)
 def test_rows_by_head_narrows_the_one_wave_tiles(arch, tile, head, block, block_m):
     assert ARCH_INFO[arch].tile(tile, head, block).block_m == block_m
+
+
+def test_rows_by_head_sets_the_waves_of_the_gfx1030_d128_large_tile():
+    t = ARCH_INFO["gfx1030"].tile("large", 128, 16)
+    assert (t.block_m, t.waves) == (32, 8)  # 8 waves of 4 rows
+    assert ARCH_INFO["gfx1030"].tile("large", 112, 16).waves == 4
+    assert names(attention_instance("gfx1030", "2d", "f16", "f16", 128, 16, 0, "large")).name.endswith("_m32n32w8")
+
+
+def test_shared_tile_serves_plain_and_window_at_a_fixed_even_block_size():
+    win = FEATURE_BIT["window"]
+    assert _failed(arch="gfx1030", tile="large", features=0) == []
+    assert _failed(arch="gfx1030", tile="large", features=win, block_size=784) == []
+    for feats in (FEATURE_BIT["alibi"], FEATURE_BIT["softcap"] | win, ALL_FEATURES):
+        assert _failed(arch="gfx1030", tile="large", features=feats) == ["shared-tile-plain-or-window"]
+    assert _failed(arch="gfx1030", tile="large", block_size=13) == ["shared-tile-plain-or-window"]
+    assert _failed(arch="gfx1030", tile="large", block_size=ANY_BLOCK) == ["shared-tile-plain-or-window"]
+    # the 4-wave tiles of other head sizes and gfx950's tiles serve every feature
+    assert _failed(arch="gfx1030", tile="large", head_size=112, features=ALL_FEATURES) == []
+    assert _failed(arch="gfx950", tile="large", features=ALL_FEATURES) == []
 
 
 def test_rows_by_head_reaches_the_instances():

@@ -873,9 +873,10 @@ struct AttnBodyDot2 {
   static constexpr int kShLK = 4, kShLV = 5;  // LDS reads (K chunks / V pairs) in flight ahead of their QK / P.V step
 
   UATTN_INLINE static void run_shared(const AttnParams& p, char* lds) {
-    static_assert(P == Path::k2D && HEAD == 128 && BLOCK > 0 && BLOCK % 16 == 0 && kR == 4 &&
+    // (the generator prunes every other candidate: rules.py shared-tile-plain-or-window, large-tile-2d-only)
+    static_assert(P == Path::k2D && HEAD == 128 && BLOCK > 0 && BLOCK % 2 == 0 && kR == 4 &&
                       !kQQ && !kAlibi && !kCap && !kSink,
-                  "8-wave tile: 2D, d128, a fixed block size (multiple of 16), plain or window");
+                  "8-wave tile: 2D, d128, a fixed even block size, plain or sliding window");
     constexpr bool kAl = true;  // specialised instances serve rows_aligned problems only
     const int qpk = p.num_q_heads / p.num_kv_heads;
     const int kvh = dl::block_id_y();
