@@ -321,10 +321,12 @@ struct ModelInputs {
   double simd_count = 0;    // cus x SIMDs per CU
   double inv_full = 0;      // 1 / (simd_count x overlap_waves)
   double rows_per_seq = 0;  // ceil(num_tokens x qpk / num_seqs)
+  double wg_simds = 0;      // SIMDs one workgroup's waves run on: a CU's, or a WGP's (2 CUs) on RDNA
   double inv_bw = 0;        // 1 / mem_bytes_per_cycle
   double ws_per_segment = 0;  // workspace bytes per segment, written and read
   void finish() {
     simd_count = (double)cus * simds;
+    wg_simds = (double)simds * kArchSelectRecords[(int)p->arch].cus_per_reported_unit;
     inv_full = 1.0 / (simd_count * pol->overlap_waves);
     rows_per_seq = p->num_seqs > 0 ? ceil_pos((double)p->num_tokens * qpk / p->num_seqs) : 0;
     inv_bw = 1.0 / pol->mem_bytes_per_cycle;
@@ -353,11 +355,16 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   const double overlap = std::max(0.25, std::min(r.occupancy, (double)m.pol->overlap_waves));
   const double lanes = m.simd_count * overlap;                     // waves making progress at once
   const double waves = (double)e.workgroups * busy;
-  e.compute_cycles = std::max((double)e.tiles, waves * tiles_avg / lanes) * r.tile_cycles;
+  // The critical path: the longest walk, at the pace of one wave per SIMD, or
+  // slower where a workgroup has more waves than the SIMDs it runs on (the
+  // gfx1030 8-wave tile: 2 per SIMD of a WGP).
+  const double walk = (double)e.tiles * std::max(1.0, std::ceil((double)r.waves / m.wg_simds));
+  e.compute_cycles = std::max(walk, waves * tiles_avg / lanes) * r.tile_cycles;
   // The memory system reaches its bandwidth only with overlap_waves waves in
-  // flight on every SIMD; fewer waves get the proportional share. Only waves
-  // with rows count: the other waves of a workgroup that shares each K/V tile
-  // load a share of the same tile, not more of them.
+  // flight on every SIMD; fewer waves get the proportional share. The model
+  // counts the waves with rows (a conservative count where a workgroup's waves
+  // share each K/V tile: its loads in flight do not grow with the waves that
+  // hold rows, nor with the waves that do not).
   const double fill = std::min(1.0, std::min((double)e.workgroups * row_waves, lanes) * m.inv_full);
   // K and V of a tile, loaded once per workgroup, or once per wave where waves are independent.
   const double kv_tile_bytes = 2.0 * r.block_n * m.p->head_size * m.kv_bytes * (independent ? busy : 1);

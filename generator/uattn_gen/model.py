@@ -110,7 +110,8 @@ def feature_token(mask: int) -> str:
 @dataclass(frozen=True)
 class TileKind:
     """A workgroup tile kind: `waves` waves of rows_per_wave(arch) rows each (or
-    the fewer rows of ArchInfo.rows_by_head)."""
+    the fewer rows, and the waves where an entry sets them, of
+    ArchInfo.rows_by_head)."""
     name: str
     waves: int
 
@@ -122,7 +123,8 @@ TILE_BLOCK_N = 32      # keys per KV tile (attention.hpp: BN == 32)
 # Matrix-instruction kinds a kernel body is written for (uattn::MatrixInsn):
 #   mfma_32x32x16: wave64 MFMA v_mfma_f32_32x32x16_{f16,bf16}, Q in registers;
 #   dot2: no matrix cores, packed dot products per lane, Q staged in LDS (or, up
-#         to d128, held in registers and broadcast by DPP; the LDS budget counts it).
+#         to d128, held in registers and broadcast by DPP; the LDS budget counts it);
+#         the 8-wave d128 tile stages the K / V tiles in LDS instead.
 MATRIX_INSNS = ("mfma_32x32x16", "dot2")
 
 
@@ -214,10 +216,10 @@ BUILTIN_ARCHS = (
              # one-wave tiles at d192 / d256, the generic instance included:
              # 16 rows (v_mfma_f32_16x16x32), whose 48 / 64 accumulator
              # registers fit 3-4 waves per SIMD (32 rows: 96 / 128); the
-             # generic one-wave tile at d80-d128 too (4 waves per SIMD; 32
+             # generic one-wave tile at d64-d128 too (4 waves per SIMD; 32
              # rows spill at 128 VGPR+AGPR; d80 / d112 pad the last 32-dim
-             # step of v_mfma_f32_16x16x32); attention_mfma.hpp
-             rows_by_head=(("small", (192, 256), 16, False, 0), ("small", (80, 96, 112, 128), 16, True, 0))),
+             # step of v_mfma_f32_16x16x32; d64 stages K in LDS); attention_mfma.hpp
+             rows_by_head=(("small", (192, 256), 16, False, 0), ("small", (64, 80, 96, 112, 128), 16, True, 0))),
     # RDNA2, Radeon Pro V620: 8 rows per wave; 64 KiB LDS per workgroup (128 KiB
     # per WGP); 1024 wave32 VGPRs per SIMD, 16 waves per SIMD. LDS rows hold a Q
     # row and the row's 32 f16 probabilities of one KV tile (attention_dot2.hpp).

@@ -42,8 +42,8 @@ def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int, waves: int)
     and V^T [head][block_n + 8] of 2-byte elements per stage, two stages (double
     buffer) for multi-wave workgroups when they fit in 80 KiB; one-wave tiles
     (block_m <= 32) with 64 < head <= 256, of a fixed block size or the generic
-    instance, read K straight from memory (V^T only); the 16-row
-    one-wave tiles stage V^T in two halves of the head (head / 2 rows) where
+    instance, read K straight from memory (V^T only); those of them with 16
+    rows stage V^T in two halves of the head (head / 2 rows) where
     head % 32 == 0, whole otherwise. dot2:
     K/V are read straight from memory; Q and P rows [block_m][lds_row] are staged;
     the 8-wave tile (dot2_shares_kv) stages the K and V tiles, block_n x head
@@ -51,7 +51,7 @@ def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int, waves: int)
     """
     if ARCH_INFO[arch].matrix_insn == "mfma_32x32x16":
         k_in_lds = not (block_m <= 32 and 64 < head_size <= 256)
-        v_rows = head_size // 2 if block_m == 16 and head_size % 32 == 0 else head_size
+        v_rows = head_size // 2 if block_m == 16 and head_size % 32 == 0 and not k_in_lds else head_size
         stage = ((block_n * (head_size + 8) if k_in_lds else 0) + v_rows * (block_n + 8)) * 2
         return stage * (2 if block_m > 32 and 2 * stage <= 80 * 1024 else 1)
     if dot2_shares_kv(waves):
@@ -121,7 +121,7 @@ def _rule_set(arch: str) -> list:
              f"{arch} serves head sizes {', '.join(map(str, info.head_sizes))}",
              _head_size_served),
         Rule("lds-budget",
-             f"{'Q/P rows' if info.stages_q_in_lds else 'K/V tiles'} must fit the "
+             f"{'Q/P rows (K/V tiles in the 8-wave tile)' if info.stages_q_in_lds else 'K/V tiles'} must fit the "
              f"{info.lds_budget // 1024} KiB LDS budget of {arch} (config.hpp attn_lds_bytes)",
              _lds_fits),
         Rule("large-tile-2d-only", "3D split-KV segments use the small tile", _large_tile_2d_only),

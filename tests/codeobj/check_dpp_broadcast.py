@@ -3,13 +3,13 @@
 
 dl::fdot2_row_share<N> is inline assembly (v_dot2c_f32_f16 with the DPP16 control ROW_SHARE N),
 which the CPU execution harness runs through its host emulation only. This test reads what the
-assembler made of it in the KV-tile loop (uattn-inspect's loop cut) of d128 kernels with R rows per
-wave:
+assembler made of it in the KV-tile loop (uattn-inspect's loop cut) of kernels of head size D
+(112 or 128, 4 dims per lane in P.V) with R rows per wave:
   - every packed dot product is v_dot2c_f32_f16_dpp with row_share:N, row_mask:0xf, bank_mask:0xf;
-  - QK: chunk c (16 chunks at d128) of each of the R rows, 4 dwords each, reads lane c: 4R per N;
+  - QK: chunk c (D / 8 chunks) of each of the R rows, 4 dwords each, reads lane c: 4R per N < D / 8;
   - P.V: key pairs i and i + 8 share lanes 2 (i mod 8) (rows 0 .. R/2-1) and 2 (i mod 8) + 1 (rows
     R/2 .. R-1), R/2 rows x 4 dims each: 4R per N;
-    so each N in 0..15 appears 8R times (R x 32 x 128 x 2 / 64 multiply-adds in all);
+    so each N in 0..15 appears 8R times at d128 (R x 32 x 128 x 2 / 64 multiply-adds in all);
   - a one-wave or 4-wave tile (8 rows) reads no LDS and reads P with no v_readlane (the 64
     v_readlane left are the V rows' addresses);
   - the 8-wave tile (4 rows, K / V shared through LDS: an instance name ending in w8) reads 16 K
@@ -28,8 +28,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import co_report  # noqa: E402
 import uattn_inspect as ui  # noqa: E402
 
-# The 8-wave d128 prefill tile and a one-wave d128 tile (both with the DPP broadcasts).
-DEFAULT_KERNELS = ("uattn_gfx1030_2d_f16_f16_d128_b16_plain_m32n32w8", "uattn_gfx1030_2d_f16_f16_d128_b16_win_m8n32w1")
+# The 8-wave d128 prefill tile, the 4-wave d112 prefill tile and a one-wave d128 tile (all with
+# the DPP broadcasts).
+DEFAULT_KERNELS = ("uattn_gfx1030_2d_f16_f16_d128_b16_plain_m32n32w8", "uattn_gfx1030_2d_f16_f16_d112_b16_plain_m32n32w4",
+                   "uattn_gfx1030_2d_f16_f16_d128_b16_win_m8n32w1")
 
 
 def main():
@@ -55,6 +57,7 @@ def check(kernel, insns, code_object):
     name = kernel["name"]
     shared = name.endswith("w8")
     rows = 4 if shared else 8
+    chunks = int(re.search(r"_d(\d+)_", name).group(1)) // 8
     rec = ui.kernel_record(kernel, "gfx1030", code_object, insns)
     loop = [i for i in rec["loops"][rec["tile_loop"]]["_asm"].split("\n") if i.strip()]
     errors = []
@@ -71,9 +74,9 @@ def check(kernel, insns, code_object):
                 share[int(m.group(1))] += 1
         if mn.startswith("ds_"):
             lds[mn] += 1
-    want = {n: 8 * rows for n in range(16)}
+    want = {n: (8 if n < chunks else 4) * rows for n in range(16)}
     if dict(share) != want:
-        errors.append(f"row_share counts {dict(sorted(share.items()))}, expected {8 * rows} for each of 0..15")
+        errors.append(f"row_share counts {dict(sorted(share.items()))}, expected {want}")
     want_lds = {"ds_read_b128": 32, "ds_write_b128": 4} if shared else {}
     if dict(lds) != want_lds:
         errors.append(f"LDS accesses in the tile loop {dict(lds)}, expected {want_lds}")
@@ -85,8 +88,8 @@ def check(kernel, insns, code_object):
     for e in errors:
         print(f"FAIL: {name}:", e)
     if not errors:
-        print(f"{name}: {sum(share.values())} v_dot2c_f32_f16_dpp, row_share 0..15 x {8 * rows}, "
-              f"LDS {dict(lds) or 'none'}")
+        print(f"{name}: {sum(share.values())} v_dot2c_f32_f16_dpp, row_share 0..{chunks - 1} x {8 * rows}"
+              f"{f', {chunks}..15 x {4 * rows}' if chunks < 16 else ''}, LDS {dict(lds) or 'none'}")
     return 1 if errors else 0
 
 

@@ -44,6 +44,13 @@ using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWin
                      tile_rows_per_wave(kArch, Tile::large, kHead, kBlock) * tile_waves_of(kArch, Tile::large, kHead, kBlock),
                      32, tile_waves_of(kArch, Tile::large, kHead, kBlock)>;
 static_assert(K::kShared, "FAULT_SHARED needs the tile that shares K / V through LDS");
+#elif defined(FAULT_ROWS32)
+// gfx950's 32-row one-wave tile (v_mfma_f32_32x32x16): 2D d64, block size 16,
+// sliding window (the generic d64 tile has 16 rows).
+constexpr int kHead = 64, kBlock = 16;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow,
+                     tile_rows_per_wave(kArch, Tile::small, kHead, kBlock), 32, 1>;
+static_assert(K::kQW == 32, "FAULT_ROWS32 needs a 32-row tile");
 #elif defined(FAULT_PADHEAD)
 // gfx950's generic one-wave tile at d80 (as
 // uattn_gfx950_2d_f16_f16_d80_bany_all_m16n32w1): 16 rows, whose last

@@ -47,6 +47,7 @@ def test_lds_rule_prunes_a_tile_over_budget():
     # gfx950: K [32][136] + V^T [128][40] per stage; one stage (1 wave), two (4 waves, <= 80 KiB)
     assert lds_bytes("gfx950", 128, 32, 32, 1) == 128 * 40 * 2  # K read straight from memory: V^T only
     assert lds_bytes("gfx950", 64, 32, 32, 1) == (32 * 72 + 64 * 40) * 2  # d64: K in LDS
+    assert lds_bytes("gfx950", 64, 16, 32, 1) == (32 * 72 + 64 * 40) * 2  # 16 rows: K in LDS, V^T whole
     assert lds_bytes("gfx950", 128, 128, 64, 4) == 2 * (64 * 136 + 128 * 72) * 2
     assert lds_bytes("gfx950", 256, 128, 32, 4) == 2 * (32 * 264 + 256 * 40) * 2
     # gfx1030: Q and P rows only
@@ -83,7 +84,8 @@ ROWS_BY_HEAD_CASES = [
     ("gfx950", "small", 96, ANY_BLOCK, 16),
     ("gfx950", "small", 112, ANY_BLOCK, 16),
     ("gfx950", "small", 80, ANY_BLOCK, 16),
-    ("gfx950", "small", 64, ANY_BLOCK, 32),
+    ("gfx950", "small", 64, ANY_BLOCK, 16),
+    ("gfx950", "small", 64, 32, 32),
     ("gfx950", "small", 96, 32, 32),
     ("gfx950", "small", 112, 32, 32),
     ("gfx950", "small", 80, 16, 32),
@@ -168,7 +170,7 @@ def test_why_pruned_names_the_rules(run, tmp_path):
     rc, out, _ = run("list", "--matrix", m, "--why-pruned")
     assert rc == 0
     lines = out.splitlines()
-    assert ("uattn_gfx950_3d_f16_bf16_d64_bany_plain_m32n32w1 pruned by kv-dtype-matches-q: "
+    assert ("uattn_gfx950_3d_f16_bf16_d64_bany_plain_m16n32w1 pruned by kv-dtype-matches-q: "
             "a 16-bit KV cache has the query's dtype; only fp8e4m3 KV may pair with either "
             "[group g]") in lines
     assert any(line.startswith("uattn_gfx950_3d_f16_f16_d64_bany_plain_m128n64w4 pruned by "
@@ -177,5 +179,5 @@ def test_why_pruned_names_the_rules(run, tmp_path):
                for line in lines if "_fp8_fp8_" in line)
     assert len(lines) == 5   # f16/bf16 x2 tiles, fp8/fp8 x2 tiles, f16/f16 large
     rc, out, _ = run("list", "--matrix", m)
-    assert out.split() == ["uattn_gfx950_3d_f16_f16_d64_bany_plain_m32n32w1",
+    assert out.split() == ["uattn_gfx950_3d_f16_f16_d64_bany_plain_m16n32w1",
                            "uattn_gfx950_reduce_d64"]

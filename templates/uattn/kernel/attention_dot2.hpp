@@ -8,11 +8,13 @@
 //
 // Each wave owns R packed rows (R = 8; 4 in the one-wave d256 tiles and the
 // generic one-wave d192 tile, whose 8-row accumulators would cap them below 8
-// waves per SIMD: ArchInfo.rows_by_head in generator/uattn_gen/model.py) and
-// walks only the KV tiles those rows can see;
+// waves per SIMD, and in the 8-wave d128 prefill tile: ArchInfo.rows_by_head in
+// generator/uattn_gen/model.py) and walks only the KV tiles those rows can see;
 // the waves of a workgroup share nothing, so the kernel has no workgroup
-// barrier, except in the 8-wave d128 prefill tile (4 rows per wave), whose
-// waves stage each K / V tile once in LDS for all of them (run_shared below). KV tile = 32 keys, straight-line (every loop inside it is unrolled)
+// barrier, except in the 8-wave d128 prefill tile, whose waves walk the
+// workgroup's KV range together and stage each K / V tile once in LDS for all
+// of them (run_shared below; the rest of this header describes the other
+// tiles). KV tile = 32 keys, straight-line (every loop inside it is unrolled)
 // and software-pipelined: K/V loads run kLK / kLV steps ahead of their use and
 // the next tile's block-table read one tile ahead (figures: docs/performance.md).
 // Every K/V load reads a real token: keys outside [kv_lo, kv_hi) load the nearest
@@ -48,8 +50,9 @@
 //
 // LDS per wave (bytes): Q [R rows][HEAD] f16 (2 * R * HEAD), then 64 * R bytes
 // the body does not use (attn_lds_bytes() / WAVES, config.hpp, still counts a P
-// area of [16 key pairs][R rows] u32 per wave). kBcast tiles use no LDS (the
-// code object declares none; attn_lds_bytes() stays an upper bound).
+// area of [16 key pairs][R rows] u32 per wave). The other kBcast tiles use no
+// LDS (the code object declares none; attn_lds_bytes() stays an upper bound);
+// the 8-wave tile stages the K / V tiles instead (16 KiB, run_shared).
 //
 // Rows: the vector path loads and stores whole dwords (16-byte K / Q pieces,
 // 4-16-byte V pieces), so q / out / k_cache / v_cache rows must start on a
@@ -203,8 +206,9 @@ struct AttnBodyDot2 {
   static_assert(HEAD % 16 == 0, "head size multiple of 16");
   static constexpr int kWave = wave_size_of(A);
   static_assert(kWave == 32, "wave32 body");
-  // Rows per wave: rows_per_wave(A) = 8, or 4 in the one-wave d256 tiles and
-  // the generic one-wave d192 tile (config.hpp tile_rows_per_wave).
+  // Rows per wave: rows_per_wave(A) = 8, or 4 in the one-wave d256 tiles, the
+  // generic one-wave d192 tile and the 8-wave d128 tile (config.hpp
+  // tile_rows_per_wave).
   static constexpr int kQW = BM / WAVES;
   static_assert(BM == kQW * WAVES && (kQW == rows_per_wave(A) || (kQW == 4 && (WAVES == 1 || WAVES == 8))),
                 "block_m = rows per wave (8, or 4 in one-wave tiles and the 8-wave tile) * waves");
@@ -237,12 +241,12 @@ struct AttnBodyDot2 {
   static constexpr bool kQQ = (FEATS & kFeatQQBias) != 0;
   static constexpr bool kSink = (FEATS & kFeatSinks) != 0;
   using U4 = dot2::U4;
-  // Broadcasts by DPP up to d128, in the prefill tile and the one-wave tiles of
+  // Broadcasts by DPP up to d128, in the prefill tiles and the one-wave tiles of
   // a fixed block size without QQ-bias: Q stays in registers, chunk c of every
   // row in lanes c and 16 + c, and reaches QK through the ROW_SHARE source of
   // v_dot2c_f32_f16 (dl::fdot2_row_share); P reaches P.V the same way from the
-  // lanes of its key pair. No LDS access and no v_readlane of P in the tile
-  // loop. (The QQ-bias tile and the generic tile, whose registers are taken by
+  // lanes of its key pair. No v_readlane of P in the tile loop, and no LDS
+  // access but the 8-wave tile's K / V tiles. (The QQ-bias tile and the generic tile, whose registers are taken by
   // their features, spill or lose cycles with it: QQ-bias d128 +24% at 2 K
   // pieces / 3 V key pairs, docs/performance.md.)
   static constexpr bool kBcast = HEAD <= 128 && (FEATS & kFeatQQBias) == 0 && (WAVES > 1 || BLOCK != 0);
@@ -558,9 +562,9 @@ struct AttnBodyDot2 {
     // A run-time block size (the generic tile): 2 / 3 / 2 (8 rows), 3 / 2 / 2 (4 rows).
     constexpr bool kGen = BLOCK == 0 && HEAD > 64;
     constexpr bool kR4 = kR == 4 && !kGen;  // the 4-row d256 tile: 4 / 3 / 4, bf16 4 / 2 / 6 (<= 128 VGPRs)
-    // kBcast (no Q reads: every wait in the loop is a K / V load's): the prefill
-    // tile 10 K pieces / 8 V key pairs (d80-d128 with 16-bit KV: 159-164 VGPRs;
-    // d64 and fp8 KV have 8 K pieces per row, so 8 / 8: 118-139); one-wave
+    // kBcast (no Q reads: every wait in the loop is a K / V load's): the 4-wave
+    // prefill tile 10 K pieces / 8 V key pairs (d80-d112: 159-164 VGPRs; d64 has
+    // 8 K pieces per row, so 8 / 8: 118-119; d128 is the 8-wave tile); one-wave
     // tiles 4 / 4 where that fits 128 VGPRs without spills (16-bit f16 KV without
     // ALiBi, d64, bf16 d80), else 4 / 3 (docs/performance.md).
     constexpr bool kBcastLV4 = HEAD <= 64 || (!kFp8 && !kBf16 && !kAlibi) || (kBf16 && HEAD == 80);
@@ -977,9 +981,9 @@ struct AttnBodyDot2 {
     // Staging roles. K: lane = key k0 + lane (as in QK), chunks 2 * wave and 2 * wave + 1 (32 bytes of
     // the row). V: key pair sk = 2 * wave + lane / 16, chunk sc = lane % 16 of keys 2 sk and 2 sk + 1.
     // Keys are clamped into [kv_lo, kv_hi) (every load reads a real token); the V keys' cache block
-    // is the K lane's (v_readlane from lanes 4 * wave and 4 * wave + 2: both keys of a pair lie in
-    // one block, as BLOCK is even and a clamped key stays in its tile), so one block-table read per
-    // lane and tile.
+    // is the K lane's (v_readlane from lanes 4 * wave and 4 * wave + 2, whose key is 2 sk), so one
+    // block-table read per lane and tile. Both V keys lie in that block: either both clamp to one
+    // key, or they are keys 2 sk and 2 sk + 1 of the tile unclamped, which one even BLOCK holds.
     const int sk = 2 * wave + (lane >> 4), sc = lane & 15;
     const int32_t* bt = p.block_table + (int64_t)sq * p.block_table_stride;
     const char* kc = static_cast<const char*>(p.k_cache);
@@ -1059,8 +1063,10 @@ struct AttnBodyDot2 {
           w[e] = dot2::fp8_pair_to_f16_div256(dl::perm(b[e / 4], a[e / 4], sel));
         }
       }
-      UATTN_UNROLL
-      for (int e = 0; e < 4; ++e) { x[e] = vst[0].v[e]; y[e] = vst[1].v[e]; }
+      if constexpr (!kFp8) {
+        UATTN_UNROLL
+        for (int e = 0; e < 4; ++e) { x[e] = vst[0].v[e]; y[e] = vst[1].v[e]; }
+      }
       UATTN_UNROLL
       for (int i = 0; i < 4 && !kFp8; ++i) {
         if constexpr (kBf16) {

@@ -4,7 +4,7 @@
 // One workgroup of WAVES waves serves BM = kQW * WAVES packed query rows of one
 // KV head (phases.hpp) and walks its KV tiles BN keys at a time. A wave owns
 // kQW = 32 rows, or 16 in the one-wave tiles at d192 / d256 and in the generic
-// one-wave tile at d80-d128 (ArchInfo.rows_by_head in
+// one-wave tile at d64-d128 (ArchInfo.rows_by_head in
 // generator/uattn_gen/model.py: their 20-64 accumulator registers leave room
 // for 4 waves per SIMD, 3 in the generic d256 tile; 32 rows take 48-128).
 // Per tile:
@@ -64,7 +64,7 @@ struct AttnBodyMfma {
   static constexpr int kWave = 64;
   // Query rows per wave: 32 (v_mfma_f32_32x32x16), or 16 (v_mfma_f32_16x16x32)
   // for the one-wave tiles of ArchInfo.rows_by_head (d192 / d256; the generic
-  // instance at d80-d128 too).
+  // instance at d64-d128 too).
   static constexpr int kQW = BM / WAVES;
   static_assert(BM == kQW * WAVES && (kQW == 32 || (kQW == 16 && WAVES == 1 && (HEAD % 32 == 0 || mfma_k_direct(HEAD, BM)))),
                 "block_m = 32 * waves, or 16 for a one-wave tile (head size % 32 == 0, or K read from memory)");
@@ -185,8 +185,9 @@ struct AttnBodyMfma {
   // share). A run-time block size from d80 up (the generic instance: every
   // feature, two or three tile-loop variants): 4 with 16 rows (d80-d192,
   // kGenW4), else 3 (<= 168; at 128 the 16-row d256 tile spills 10-58
-  // registers). Else at least 2 (the generic d64 tile, K in LDS, 129-137
-  // VGPR+AGPR: at 128 it spills 10-15).
+  // registers). Else at least 2 (the generic d64 tile, K in LDS, 16 rows:
+  // 112-117 VGPR+AGPR, 4 waves per SIMD; with 32 rows it took 129-137 and
+  // spilled 10-15 at 128).
   static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? (kGenW4 ? 4 : 3) : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
                                    : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the

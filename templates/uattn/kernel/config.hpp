@@ -14,8 +14,9 @@ namespace uattn {
 constexpr int wave_size_of(Arch a) { return arch_record(a).wave_size; }
 constexpr MatrixInsn matrix_insn(Arch a) { return arch_record(a).matrix_insn; }
 // Query rows owned by one wave: mfma_32x32x16 = the 32 columns of a 32x32 MFMA
-// tile; dot2 = 8 rows (lane = key in QK, lane = head dims in P.V). Some one-wave
-// tiles own fewer (tile_rows_per_wave below); a kernel body takes block_m / waves.
+// tile; dot2 = 8 rows (lane = key in QK, lane = head dims in P.V). Some tiles
+// own fewer (tile_rows_per_wave below: one-wave tiles, the gfx1030 8-wave
+// tile); a kernel body takes block_m / waves.
 constexpr int rows_per_wave(Arch a) { return arch_record(a).rows_per_wave; }
 // Query rows per wave of tile t's instances of head size `head` and block size
 // `block_size` (0: any, the generic instance): the record's narrower wave
@@ -79,13 +80,17 @@ constexpr int lds_row(Arch a, int d) { return head_pad(a, d) + arch_record(a).ld
 constexpr bool mfma_k_direct(int head, int block_m) {
   return block_m <= 32 && head > 64 && head <= 256;
 }
-// V^T slices per KV tile: the 16-row one-wave tiles (block_m 16: d192 / d256,
-// and the generic instance at d96 / d128) stage V^T in two halves of the head,
-// so it takes 7.5 / 10 KiB of LDS at d192 / d256 (21 / 16 workgroups in 160
-// KiB: at least 4 waves per SIMD); every other tile stages it whole, the
-// 16-row d80 / d112 ones included (a half would not be a whole number of
-// 16-dim O^T tiles; whole: 6.25 / 8.75 KiB, 25 / 18 workgroups).
-constexpr int mfma_v_slices(int block_m, int head) { return block_m == 16 && head % 32 == 0 ? 2 : 1; }
+// V^T slices per KV tile: the 16-row one-wave tiles that read K from memory
+// (block_m 16: d192 / d256, and the generic instance at d96 / d128) stage V^T
+// in two halves of the head, so it takes 7.5 / 10 KiB of LDS at d192 / d256
+// (21 / 16 workgroups in 160 KiB: at least 4 waves per SIMD); every other tile
+// stages it whole, the 16-row d80 / d112 ones included (a half would not be a
+// whole number of 16-dim O^T tiles; whole: 6.25 / 8.75 KiB, 25 / 18
+// workgroups) and the generic 16-row d64 tile, which stages K in LDS too
+// (9.5 KiB: 16 workgroups).
+constexpr int mfma_v_slices(int block_m, int head) {
+  return block_m == 16 && head % 32 == 0 && mfma_k_direct(head, block_m) ? 2 : 1;
+}
 constexpr uint32_t attn_lds_stage_bytes(int head, int block_n, bool k_in_lds = true, int v_slices = 1) {
   return (uint32_t)(((k_in_lds ? block_n * (head + 8) : 0) + head / v_slices * (block_n + 8)) * 2);
 }
