@@ -5,8 +5,8 @@
 // KV head (phases.hpp) and walks its KV tiles BN keys at a time. A wave owns
 // kQW = 32 rows, or 16 in the one-wave tiles at d192 / d256 and in the generic
 // one-wave tile at d64-d128 (ArchInfo.rows_by_head in
-// generator/uattn_gen/model.py: their 20-64 accumulator registers leave room
-// for 4 waves per SIMD, 3 in the generic d256 tile; 32 rows take 48-128).
+// generator/uattn_gen/model.py: their 16-64 accumulator registers leave room
+// for 4 waves per SIMD, 3 in the generic d256 tile; 32 rows take 32-128).
 // Per tile:
 //   stage K/V  - 16-byte global loads (8-byte for fp8 KV) through block_table
 //                into registers one tile ahead, then K -> LDS [key][d] and
@@ -81,8 +81,9 @@ struct AttnBodyMfma {
   static constexpr int kVRow = BN + 8;               // V^T tile row, elements
   static constexpr uint32_t kKElems = kKDirect ? 0u : (uint32_t)(BN * kKRow);
   // V^T is staged in kVS slices of kVH head dims per KV tile (config.hpp
-  // mfma_v_slices: two halves for the 16-row tiles, whose LDS then fits 4
-  // waves per SIMD; one slice, the whole head, elsewhere).
+  // mfma_v_slices: two halves for the 16-row tiles that read K from memory,
+  // whose LDS then fits 4 waves per SIMD; one slice, the whole head,
+  // elsewhere, the generic 16-row d64 tile, K in LDS, included).
   static constexpr int kVS = mfma_v_slices(BM, HEAD);
   static_assert(kVS == 1 || (kKDirect && HEAD % (16 * kVS) == 0), "V^T slices: K read from memory, whole O^T tiles");
   static constexpr int kVH = HEAD / kVS;
@@ -98,8 +99,9 @@ struct AttnBodyMfma {
   // pads its last step: the lanes of dims past the head (8 part >= 16 there)
   // take a zero Q fragment and read K 16 dims back (the elements the lanes of
   // parts 0 / 1 read in the same step: no memory the tile does not read
-  // anyway), so their products add zero. Only K-direct tiles
-  // have 16 rows, and only their loop knows the padding (kKTail).
+  // anyway), so their products add zero. Only K-direct tiles pad (the one
+  // 16-row tile that stages K in LDS, the generic d64 one, has no padded
+  // step), and only their loop knows the padding (kKTail).
   static constexpr int kKK = (HEAD + kKD - 1) / kKD;
   static constexpr bool kKTail = HEAD % kKD != 0;
   static_assert(!kKTail || (kKDirect && kN16 && HEAD % 16 == 0), "a padded head step: 16 rows, K read from memory");
@@ -185,11 +187,10 @@ struct AttnBodyMfma {
   // share). A run-time block size from d80 up (the generic instance: every
   // feature, two or three tile-loop variants): 4 with 16 rows (d80-d192,
   // kGenW4), else 3 (<= 168; at 128 the 16-row d256 tile spills 10-58
-  // registers). Else at least 2 (the generic d64 tile, K in LDS, 16 rows:
-  // 112-117 VGPR+AGPR, 4 waves per SIMD; with 32 rows it took 129-137 and
-  // spilled 10-15 at 128).
+  // registers). K in LDS: the generic 16-row d64 tile 4 (112-117 VGPR+AGPR;
+  // with 32 rows it took 129-137 and spilled 10-15 at 128), else at least 2.
   static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? (kGenW4 ? 4 : 3) : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
-                                   : (HEAD > 128 && WAVES == 1) ? 1 : 2;
+                                   : kN16 ? 4 : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
   // registers are needed for Q and the accumulators (HEAD > 128).
   // One-wave workgroups (decode) rely on occupancy instead.
