@@ -282,6 +282,37 @@ struct AttnBodyDot2 {
     }
   }
 
+  // P packed as f16 pairs: lane 2i holds rows 0 .. kH-1, lane 2i+1 rows kH .. kR-1
+  // of key pair i (keys 2i, 2i + 1: the lanes exchange their p by DPP). Bit
+  // selects (v_bfi_b32): a `?:` on s[] becomes a dynamically indexed array
+  // read, which the compiler lowers to compare/select chains.
+  UATTN_INLINE static void pack_p(const float (&s)[kR], int lane, uint32_t (&w)[kH]) {
+    const uint32_t odd = 0u - (uint32_t)(lane & 1);  // all ones in odd lanes
+    const uint32_t sh = (uint32_t)(lane & 1) * 16u;
+    UATTN_UNROLL
+    for (int i = 0; i < kH; ++i) {
+      const uint32_t lo = dl::float_as_bits(s[i]), hi = dl::float_as_bits(s[kH + i]);
+      const uint32_t send = (lo & odd) | (hi & ~odd);
+      const uint32_t mine = (hi & odd) | (lo & ~odd);
+      const float recv = dl::bits_as_float(dl::xor_lanes<1>(send));
+      const uint32_t hm = dot2::h16(dl::bits_as_float(mine)), hr = dot2::h16(recv);
+      w[i] = (hm << sh) | (hr << (16u - sh));  // even lane: (mine, recv); odd lane: (recv, mine)
+    }
+  }
+  // The P pairs of key pair i are in lanes 2i / 2i + 1: pairs 0-7 in the lower 16
+  // lanes, 8-15 in the upper. plo / phi hold the lower / upper lanes' w in both
+  // rows of 16 (v_permlanex16_b32 swaps them), so each P.V product takes its P
+  // pair by DPP ROW_SHARE.
+  UATTN_INLINE static void p_both_rows(const uint32_t (&w)[kH], int lane, uint32_t (&plo)[kH], uint32_t (&phi)[kH]) {
+    const bool low = lane < 16;
+    UATTN_UNROLL
+    for (int e = 0; e < kH; ++e) {
+      const uint32_t x = dl::xor_lanes<16>(w[e]);
+      plo[e] = low ? w[e] : x;
+      phi[e] = low ? x : w[e];
+    }
+  }
+
   // 2D epilogue: kDPL elements of one row in OT (packed into one store).
   template <class OT, bool kAl>
   UATTN_INLINE static void store_row(const AttnParams& p, int64_t token, int head, int d0, const float* a, float inv) {
@@ -719,21 +750,7 @@ struct AttnBodyDot2 {
 
       // ---- P packed: lane 2i holds rows 0 .. kH-1, lane 2i+1 rows kH .. kR-1 of key pair i ----
       uint32_t w[kH];
-      {
-        // Bit selects (v_bfi_b32): a `?:` on s[] becomes a dynamically indexed
-        // array read, which the compiler lowers to compare/select chains.
-        const uint32_t odd = 0u - (uint32_t)(lane & 1);  // all ones in odd lanes
-        const uint32_t sh = (uint32_t)(lane & 1) * 16u;
-        UATTN_UNROLL
-        for (int i = 0; i < kH; ++i) {
-          const uint32_t lo = dl::float_as_bits(s[i]), hi = dl::float_as_bits(s[kH + i]);
-          const uint32_t send = (lo & odd) | (hi & ~odd);
-          const uint32_t mine = (hi & odd) | (lo & ~odd);
-          const float recv = dl::bits_as_float(dl::xor_lanes<1>(send));
-          const uint32_t hm = dot2::h16(dl::bits_as_float(mine)), hr = dot2::h16(recv);
-          w[i] = (hm << sh) | (hr << (16u - sh));  // even lane: (mine, recv); odd lane: (recv, mine)
-        }
-      }
+      pack_p(s, lane, w);
 
       // Next tile's K/V rows.
       key_offsets(next, koff_n, voff_n);
@@ -757,13 +774,7 @@ struct AttnBodyDot2 {
         // hold the lower / upper lanes' w in both rows of 16 (v_permlanex16_b32 swaps
         // them), so each P.V product takes its P pair by DPP ROW_SHARE.
         uint32_t plo[kH], phi[kH];
-        const bool low = lane < 16;
-        UATTN_UNROLL
-        for (int e = 0; e < kH; ++e) {
-          const uint32_t x = dl::xor_lanes<16>(w[e]);
-          plo[e] = low ? w[e] : x;
-          phi[e] = low ? x : w[e];
-        }
+        p_both_rows(w, lane, plo, phi);
         auto pv_step = [&](auto ic) {
           constexpr int i = decltype(ic)::value;
           constexpr int la = 2 * (i % 8);  // lane of key pair i in its row of 16
@@ -1152,30 +1163,9 @@ struct AttnBodyDot2 {
         UATTN_UNROLL
         for (int e = 0; e < kDPL; ++e) acc[r][e] *= alpha;
       }
-      uint32_t w[kH];
-      {
-        const uint32_t odd = 0u - (uint32_t)(lane & 1);
-        const uint32_t sh = (uint32_t)(lane & 1) * 16u;
-        UATTN_UNROLL
-        for (int i = 0; i < kH; ++i) {
-          const uint32_t lo_b = dl::float_as_bits(s[i]), hi_b = dl::float_as_bits(s[kH + i]);
-          const uint32_t send = (lo_b & odd) | (hi_b & ~odd);
-          const uint32_t mine = (hi_b & odd) | (lo_b & ~odd);
-          const float recv = dl::bits_as_float(dl::xor_lanes<1>(send));
-          const uint32_t hm = dot2::h16(dl::bits_as_float(mine)), hr = dot2::h16(recv);
-          w[i] = (hm << sh) | (hr << (16u - sh));
-        }
-      }
-      uint32_t plo[kH], phi[kH];
-      {
-        const bool low = lane < 16;
-        UATTN_UNROLL
-        for (int e = 0; e < kH; ++e) {
-          const uint32_t xx = dl::xor_lanes<16>(w[e]);
-          plo[e] = low ? w[e] : xx;
-          phi[e] = low ? xx : w[e];
-        }
-      }
+      uint32_t w[kH], plo[kH], phi[kH];
+      pack_p(s, lane, w);
+      p_both_rows(w, lane, plo, phi);
 
       dl::barrier();  // Bb
       k_store();
