@@ -213,13 +213,15 @@ BUILTIN_ARCHS = (
              cus_per_reported_unit=1, simds_per_cu=4, mem_bytes_per_cycle=3333, launch_cycles=5000,
              # 128 x 64 prefill tile up to d128 (d192 / d256 keep 32 keys: registers)
              block_n_by_head=(("large", 128, 64),),
-             # one-wave tiles at d192 / d256, the generic instance included:
-             # 16 rows (v_mfma_f32_16x16x32), whose 48 / 64 accumulator
-             # registers fit 3-4 waves per SIMD (32 rows: 96 / 128); the
-             # generic one-wave tile at d64-d128 too (4 waves per SIMD; 32
-             # rows spill at 128 VGPR+AGPR; d80 / d112 pad the last 32-dim
-             # step of v_mfma_f32_16x16x32; d64 stages K in LDS); attention_mfma.hpp
-             rows_by_head=(("small", (192, 256), 16, False, 0), ("small", (64, 80, 96, 112, 128), 16, True, 0))),
+             # one-wave tiles at d112 / d192 / d256, the generic instance
+             # included: 16 rows (v_mfma_f32_16x16x32), whose 28 / 48 / 64
+             # accumulator registers fit 3-4 waves per SIMD (32 rows: 56 / 96
+             # / 128; the 32-row 2D d112 tiles of block size 32 / 64 spill at
+             # 128 VGPR+AGPR); the generic one-wave tile at d64-d128 too (4
+             # waves per SIMD; 32 rows spill at 128; d80 / d112 pad the last
+             # 32-dim step of v_mfma_f32_16x16x32; d64 stages K in LDS);
+             # attention_mfma.hpp
+             rows_by_head=(("small", (112, 192, 256), 16, False, 0), ("small", (64, 80, 96, 128), 16, True, 0))),
     # RDNA2, Radeon Pro V620: 8 rows per wave; 64 KiB LDS per workgroup (128 KiB
     # per WGP); 1024 wave32 VGPRs per SIMD, 16 waves per SIMD. LDS rows hold a Q
     # row and the row's 32 f16 probabilities of one KV tile (attention_dot2.hpp).

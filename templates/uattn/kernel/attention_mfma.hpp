@@ -3,10 +3,11 @@
 //
 // One workgroup of WAVES waves serves BM = kQW * WAVES packed query rows of one
 // KV head (phases.hpp) and walks its KV tiles BN keys at a time. A wave owns
-// kQW = 32 rows, or 16 in the one-wave tiles at d192 / d256 and in the generic
-// one-wave tile at d64-d128 (ArchInfo.rows_by_head in
+// kQW = 32 rows, or 16 in the one-wave tiles at d112 / d192 / d256 and in the
+// generic one-wave tile at d64-d128 (ArchInfo.rows_by_head in
 // generator/uattn_gen/model.py: their 16-64 accumulator registers leave room
-// for 4 waves per SIMD, 3 in the generic d256 tile; 32 rows take 32-128).
+// for 4 waves per SIMD, 3 in the generic d256 tile with fp8 KV; 32 rows take
+// 32-128).
 // Per tile:
 //   stage K/V  - 16-byte global loads (8-byte for fp8 KV) through block_table
 //                into registers one tile ahead, then K -> LDS [key][d] and
@@ -21,9 +22,8 @@
 //                and Q fragment straight from memory into the MFMA operands
 //                (16-byte loads; element loads in the generic instance's
 //                variant for unaligned rows): LDS holds V^T only, and the
-//                registers fit 4 waves per SIMD up to d128 (3 for the 2D d112
-//                tiles of block size 32 / 64; the generic tiles from d80 to
-//                d128 have 16 rows) and in
+//                registers fit 4 waves per SIMD up to d128 (the d112 tiles
+//                and the generic tiles from d80 to d128 have 16 rows) and in
 //                the 16-row d192 / d256 tiles of a fixed block size, which
 //                stage V^T in two halves of the head (kVS, 7.5 / 10 KiB), so
 //                LDS allows 4 too;
@@ -63,8 +63,8 @@ struct AttnBodyMfma {
   static_assert(HEAD % 16 == 0, "head size multiple of 16");
   static constexpr int kWave = 64;
   // Query rows per wave: 32 (v_mfma_f32_32x32x16), or 16 (v_mfma_f32_16x16x32)
-  // for the one-wave tiles of ArchInfo.rows_by_head (d192 / d256; the generic
-  // instance at d64-d128 too).
+  // for the one-wave tiles of ArchInfo.rows_by_head (d112 / d192 / d256; the
+  // generic instance at d64-d128 too).
   static constexpr int kQW = BM / WAVES;
   static_assert(BM == kQW * WAVES && (kQW == 32 || (kQW == 16 && WAVES == 1 && (HEAD % 32 == 0 || mfma_k_direct(HEAD, BM)))),
                 "block_m = 32 * waves, or 16 for a one-wave tile (head size % 32 == 0, or K read from memory)");
@@ -152,18 +152,30 @@ struct AttnBodyMfma {
   static constexpr bool kFp8 = sizeof(KVT) == 1;
   // kKDirect: K/Q fragment pairs in flight per scheduling group (fp8 K is
   // widened on the way: smaller groups interleave the conversions and MFMAs;
-  // 3D d112 and the 2D d112 tile of block size 16: 2 (the 3D tile at 4 waves
-  // per SIMD: 1035 llvm-mca cycles with V staged in groups, 1103 with 4
-  // pairs; the 2D d112 tile of a larger block size needs 165 VGPRs with 2);
-  // 16-row tiles: 1 (the generic d80-d128 ones: below); 32-row d256 at 2
-  // waves per SIMD has the registers for 8).
+  // 16-row tiles: 1, but d112 4 and the generic d80-d128 ones below (the
+  // 16-row d112 tiles at 1 / 2 / 4 pairs, f16, llvm-mca cycles per tile: 2D
+  // block size 32 986 / 889 / 770, 3D 962 / 962 / 767, 96 / 108 / 124
+  // VGPR+AGPR); 32-row d256 at 2 waves per SIMD has the registers for 8).
   // The 2D d112 one-wave tile of block size 16 walks its tiles in three plain
-  // loops like the 3D tiles (tiles()), which fits it in 128 registers; with
-  // block size 32 / 64 the compiler nests a loop in it and it spills 2-4.
+  // loops like the 3D tiles (tiles()): 753 llvm-mca cycles per tile, 770 with
+  // two loops; with block size 32 / 64 the compiler nests a loop in the
+  // three (not straight-line), so they keep two (770).
   static constexpr bool kThreeLoops2D = kKDirect && P == Path::k2D && HEAD == 112 && BLOCK == 16;
   // A run-time block size with K read from memory, built for 4 waves per
-  // SIMD (kWavesPerEU): the 16-row d80-d192 tiles.
-  static constexpr bool kGenW4 = kAnyBlock && kKDirect && kN16 && HEAD <= 192;
+  // SIMD (kWavesPerEU): the 16-row d80-d256 tiles, but d256 with fp8 KV.
+  static constexpr bool kGenW4 = kAnyBlock && kKDirect && kN16 && (HEAD <= 192 || !kFp8);
+  // The generic 16-row d256 tile with 16-bit KV fits 4 waves per SIMD with one
+  // copy of its tile loops, not two: it runs the element-load variant (the one
+  // for unaligned rows) for every problem. Those element loads of K, V and Q
+  // compile to the same 16-byte global loads as the aligned variant's vector
+  // loads (LLVM's AMDGPU backend merges them: unaligned-access-mode, on for
+  // amdhsa; both variants' tile loops came out alike, 864 / 867
+  // instructions), and the budgets' min_load_bytes guards that. (llvm-mca
+  // cycles per tile, 3D f16: at 3 waves 1827; at 4 with both copies 6 spilled
+  // registers, with one 0 spills, 2136.) fp8 KV is not merged past 2-byte
+  // loads, and its 16-row d256 tile spills 2 registers at 4 waves per SIMD
+  // with the aligned copy alone (2727 cycles, against 1898 at 3): it stays at 3.
+  static constexpr bool kGenOneCopy = kGenW4 && HEAD > 192;
   // The 16-row tiles: 1 pair per group, but the generic d80-d128 tiles
   // (kGenN16Group): 2D 4, but fp8 KV d80 3 and d112 2; 3D 2, but d128 4
   // (a group of kKK pairs or more puts no fence in the QK loop: d80 has 3
@@ -174,22 +186,19 @@ struct AttnBodyMfma {
   // and 4 pairs (2: 874 cycles); llvm-mca 21 does not finish on the fp8 KV 2D
   // d80 loop of 4 pairs (3: 724 cycles, 124 VGPR+AGPR).)
   static constexpr int kGenN16Group = P == Path::k3D ? (HEAD < 128 ? 2 : 4) : !kFp8 ? 4 : HEAD == 80 ? 3 : HEAD == 112 ? 2 : 4;
-  static constexpr int kKGroup = kN16 ? (kAnyBlock && HEAD <= 128 ? kGenN16Group : 1) : kFp8 || (HEAD == 112 && (P == Path::k3D || kThreeLoops2D)) ? 2 : HEAD > 192 ? 8 : 4;
+  static constexpr int kKGroup = kN16 ? (kAnyBlock && HEAD <= 128 ? kGenN16Group : HEAD == 112 ? 4 : 1) : kFp8 ? 2 : HEAD > 192 ? 8 : 4;
   // 16-row tiles: V^T fragments in flight per scheduling group of the P.V step.
   static constexpr int kVGroup = 4;
   // Waves per SIMD the register allocation must allow (gfx950 has 512
   // VGPR+AGPR per SIMD lane, VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4
-  // ISA, "VGPR and AGPR" allocation): K-direct tiles up to d128: 4 (<= 128)
-  // except the 2D d112 tiles of block size 32 / 64 (they spill at 128: built
-  // for 2, 3 by their 142 VGPR+AGPR);
-  // the 16-row d192 / d256 tiles: 4 (48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
+  // ISA, "VGPR and AGPR" allocation): K-direct tiles up to d128: 4 (<= 128);
+  // the 16-row d112 / d192 / d256 tiles: 4 (28 / 48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
   // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
   // share). A run-time block size from d80 up (the generic instance: every
-  // feature, two or three tile-loop variants): 4 with 16 rows (d80-d192,
-  // kGenW4), else 3 (<= 168; at 128 the 16-row d256 tile spills 10-58
-  // registers). K in LDS: the generic 16-row d64 tile 4 (112-117 VGPR+AGPR;
+  // feature, one to three tile-loop variants): 4 with 16 rows (d80-d256,
+  // kGenW4), else 3 (<= 168: the 16-row d256 tile with fp8 KV, above). K in LDS: the generic 16-row d64 tile 4 (112-117 VGPR+AGPR;
   // with 32 rows it took 129-137 and spilled 10-15 at 128), else at least 2.
-  static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? (kGenW4 ? 4 : 3) : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : (HEAD == 112 && P == Path::k2D && !kThreeLoops2D) ? 2 : 4)
+  static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? (kGenW4 ? 4 : 3) : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : 4)
                                    : kN16 ? 4 : (HEAD > 128 && WAVES == 1) ? 1 : 2;
   // Stage the next tile in registers while this one computes, unless the
   // registers are needed for Q and the accumulators (HEAD > 128).
@@ -414,15 +423,22 @@ struct AttnBodyMfma {
   // The whole tile's V in one group (kWholeV: its loads overlap each other
   // and the K loads instead of waiting group by group) where the registers
   // allow it: the fixed-block 32-row one-wave tiles that read K from memory
-  // up to d112, every block size and path (llvm-mca cycles, f16, in one
-  // group / in groups: 3D d80 712 / 883, d96 743 / 906, d112 864 / 1035 at
-  // 4 waves; the 2D d112 tiles of block size 32 / 64 833 / 1004 at 3; d128
-  // spills 8-12 registers at 128), and every tile of a run-time block size
-  // with K read from memory but the 4-wave ones (kGenW4: d80-d192), that is
-  // the generic 16-row d256 tile (1777 / 2085 before the softcap select; the
-  // 32-row generic tiles of then: 3D d112 1070 / 1241, d128 1153 / 1308; d192
-  // whole: 149 VGPR+AGPR, 3 waves instead of 4).
-  static constexpr bool kWholeV = kKDirect && (kAnyBlock ? !kGenW4 : !kN16 && WAVES == 1 && HEAD <= 112);
+  // up to d112 (d80 / d96), every block size and path (llvm-mca cycles, f16,
+  // in one group / in groups: 3D d80 712 / 883, d96 743 / 906; with 32 rows
+  // 3D d112 864 / 1035 at 4 waves, the 2D d112 tiles of block size 32 / 64
+  // 833 / 1004 at 3; d128 spills 8-12 registers at 128); every 16-row tile
+  // that stages V^T whole (kVS == 1: d80 / d112, padded), fixed block size or
+  // run-time, at 4 waves per SIMD (2D d112 block size 32 599 / 770, 3D 596 /
+  // 767; generic 2D d112 597 / 768, 3D 858 / 1029, 2D d80 530 / 701, 3D 840 /
+  // 1011; fp8 KV 2D d112 697 / 874, 3D 847 / 1019; 104-128 VGPR+AGPR, no
+  // spills); and every tile of a run-time block size with K read from memory
+  // but the 4-wave ones that stage V^T in halves (kGenW4: d96 / d128 / d192 /
+  // d256, where it changes nothing or costs registers: d192 149 VGPR+AGPR, 3
+  // waves instead of 4; d256 at 4 waves 34 spilled registers), that is the
+  // generic 16-row d256 tile with fp8 KV (the f16 one at 3 waves: 1777 / 2085
+  // before the softcap select; the 32-row generic tiles of then: 3D d112
+  // 1070 / 1241, d128 1153 / 1308).
+  static constexpr bool kWholeV = kKDirect && (kVS == 1 ? (kN16 || kAnyBlock || HEAD <= 112) : kAnyBlock && !kGenW4);
   static constexpr int kDirectStep = kWholeV ? kUPL : (kKDirect && HEAD > 192 && !kN16 ? 16 : 4) / kUK;
   template <bool kAligned, bool kClamp, int kFirst = 0>
   UATTN_INLINE static void stage_direct(const Ctx& c, State& s, int tile, int buf, int vs = 0) {
@@ -649,9 +665,10 @@ struct AttnBodyMfma {
         // the interior) in the order of tile_at: with one masked loop over
         // both boundary ranges the compiler nests a loop in it, and the 3D
         // window and d112 tiles then spill at 4 waves per SIMD. In 2D only the
-        // d112 tile of block size 16 (kThreeLoops2D): there three loops made
-        // the d112 tiles of block size 32 / 64 and the d128 tile of block size
-        // 32 spill 2-3 registers at 4 waves per SIMD. Not with a run-time
+        // d112 tile of block size 16 (kThreeLoops2D): with three loops the
+        // compiler nests a loop in the d112 tiles of block size 32 / 64, and
+        // the d128 tile of block size 32 spilled 2-3 registers at 4 waves per
+        // SIMD. Not with a run-time
         // block size: the generic instance's 3D loops are straight-line only
         // with two.
         _Pragma("unroll 1")
@@ -771,12 +788,14 @@ struct AttnBodyMfma {
       for (int e = 0; e < 8; ++e) s.qf[kk][e] = c.row_valid ? v[e] : (CT)0.0f;
     }
     tiles<kAligned, F>(c, s);
-    if constexpr (kKDirect && (F & kFeatAlibi) == 0) {
+    if constexpr (kKDirect && ((F & kFeatAlibi) == 0 || kGenOneCopy)) {
       // The row's identity again, from a lane id the compiler cannot reuse
       // (dl::pin): nothing per-row but Q's address stays live across the tile
       // loops (held there, the output token of the softcap tile spilled at 4
-      // waves per SIMD). Not in a loop variant with ALiBi: there the thread id
-      // itself then spills around the interior loop.
+      // waves per SIMD). Not in a loop variant with ALiBi (there the thread id
+      // itself then spills around the interior loop: the generic d192 tile 2
+      // registers), but in the generic d256 tile (kGenOneCopy: without it 4
+      // spilled registers).
       int lane = dl::lane_id();
       dl::pin(lane);
       set_row(c, lane % kQW);
@@ -834,7 +853,9 @@ struct AttnBodyMfma {
       UATTN_UNROLL
       for (int r = 0; r < kAcc; ++r) s.acc[dt][r] = 0.0f;
 
-    if constexpr (kGeneric) {
+    if constexpr (kGenOneCopy) {
+      run_aligned<false, FEATS>(c, s);  // every problem, aligned or not (kGenOneCopy)
+    } else if constexpr (kGeneric) {
       // One instance, every problem: the loops are chosen once per workgroup,
       // so problems without softcap / ALiBi run the plain tile loop.
       const int ob = p.out_dtype == (int32_t)DType::fp8e4m3 ? 1 : (int)sizeof(QT);
