@@ -214,9 +214,9 @@ BUILTIN_ARCHS = (
              # 128 x 64 prefill tile up to d128 (d192 / d256 keep 32 keys: registers)
              block_n_by_head=(("large", 128, 64),),
              # one-wave tiles at d112 / d192 / d256, the generic instance
-             # included: 16 rows (v_mfma_f32_16x16x32), whose 28 / 48 / 64
-             # accumulator registers fit 3-4 waves per SIMD (32 rows: 56 / 96
-             # / 128; the 32-row 2D d112 tiles of block size 32 / 64 spill at
+             # included: 16 rows (v_mfma_f32_16x16x32), whose 32 / 48 / 64
+             # accumulator registers (d112 padded to 128 dims) fit 3-4 waves
+             # per SIMD (32 rows: 64 / 96 / 128; the 32-row 2D d112 tiles of block size 32 / 64 spill at
              # 128 VGPR+AGPR); the generic one-wave tile at d64-d128 too (4
              # waves per SIMD; 32 rows spill at 128; d80 / d112 pad the last
              # 32-dim step of v_mfma_f32_16x16x32; d64 stages K in LDS);

@@ -70,8 +70,8 @@ def test_tiles_follow_rows_per_wave():
 
 
 # (arch, tile, head size, block size, block_m): gfx950's one-wave tile has 16
-# rows at d192 / d256, gfx1030's 4 rows at d256, the generic instance (any block
-# size) included; gfx950's generic one-wave tile 16 rows at d64-d128 too (not
+# rows at d112 / d192 / d256, gfx1030's 4 rows at d256, the generic instance
+# (any block size) included; gfx950's generic one-wave tile 16 rows at d64-d128 too (not
 # a fixed block size there), gfx1030's generic one-wave tile 4 rows at d192;
 # smaller heads and the 4-wave tile keep rows_per_wave rows per wave.
 ROWS_BY_HEAD_CASES = [

@@ -49,8 +49,10 @@
 //
 // Rows and strides: the vector paths need rows_aligned() (phases.hpp). The
 // generic instance (any block size, every feature) tests it at run time and
-// falls back to element loads/stores; every other instance requires it (the
-// lookup table routes unaligned problems to the generic instance).
+// falls back to element loads/stores (the d256 one with 16-bit KV runs its
+// element-load loops for every problem: kGenOneCopy); every other instance
+// requires it (the lookup table routes unaligned problems to the generic
+// instance).
 #pragma once
 #include "uattn/kernel/phases.hpp"
 
@@ -152,8 +154,8 @@ struct AttnBodyMfma {
   static constexpr bool kFp8 = sizeof(KVT) == 1;
   // kKDirect: K/Q fragment pairs in flight per scheduling group (fp8 K is
   // widened on the way: smaller groups interleave the conversions and MFMAs;
-  // 16-row tiles: 1, but d112 4 and the generic d80-d128 ones below (the
-  // 16-row d112 tiles at 1 / 2 / 4 pairs, f16, llvm-mca cycles per tile: 2D
+  // 16-row tiles: 1, but the fixed-block d112 ones 4 and the generic d80-d128
+  // ones below (the fixed-block 16-row d112 tiles at 1 / 2 / 4 pairs, f16, llvm-mca cycles per tile: 2D
   // block size 32 986 / 889 / 770, 3D 962 / 962 / 767, 96 / 108 / 124
   // VGPR+AGPR); 32-row d256 at 2 waves per SIMD has the registers for 8).
   // The 2D d112 one-wave tile of block size 16 walks its tiles in three plain
@@ -170,12 +172,13 @@ struct AttnBodyMfma {
   // compile to the same 16-byte global loads as the aligned variant's vector
   // loads (LLVM's AMDGPU backend merges them: unaligned-access-mode, on for
   // amdhsa; both variants' tile loops came out alike, 864 / 867
-  // instructions), and the budgets' min_load_bytes guards that. (llvm-mca
+  // instructions); the budgets' min_load_bytes catches loads left unmerged
+  // (2-byte), its row-keys floor a partial merge that costs cycles. (llvm-mca
   // cycles per tile, 3D f16: at 3 waves 1827; at 4 with both copies 6 spilled
   // registers, with one 0 spills, 2136.) fp8 KV is not merged past 2-byte
   // loads, and its 16-row d256 tile spills 2 registers at 4 waves per SIMD
   // with the aligned copy alone (2727 cycles, against 1898 at 3): it stays at 3.
-  static constexpr bool kGenOneCopy = kGenW4 && HEAD > 192;
+  static constexpr bool kGenOneCopy = kGeneric && kGenW4 && HEAD > 192;
   // The 16-row tiles: 1 pair per group, but the generic d80-d128 tiles
   // (kGenN16Group): 2D 4, but fp8 KV d80 3 and d112 2; 3D 2, but d128 4
   // (a group of kKK pairs or more puts no fence in the QK loop: d80 has 3
@@ -192,7 +195,7 @@ struct AttnBodyMfma {
   // Waves per SIMD the register allocation must allow (gfx950 has 512
   // VGPR+AGPR per SIMD lane, VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4
   // ISA, "VGPR and AGPR" allocation): K-direct tiles up to d128: 4 (<= 128);
-  // the 16-row d112 / d192 / d256 tiles: 4 (28 / 48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
+  // the 16-row d112 / d192 / d256 tiles: 4 (32 / 48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
   // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
   // share). A run-time block size from d80 up (the generic instance: every
   // feature, one to three tile-loop variants): 4 with 16 rows (d80-d256,
@@ -423,7 +426,7 @@ struct AttnBodyMfma {
   // The whole tile's V in one group (kWholeV: its loads overlap each other
   // and the K loads instead of waiting group by group) where the registers
   // allow it: the fixed-block 32-row one-wave tiles that read K from memory
-  // up to d112 (d80 / d96), every block size and path (llvm-mca cycles, f16,
+  // (d80 / d96), every block size and path (llvm-mca cycles, f16,
   // in one group / in groups: 3D d80 712 / 883, d96 743 / 906; with 32 rows
   // 3D d112 864 / 1035 at 4 waves, the 2D d112 tiles of block size 32 / 64
   // 833 / 1004 at 3; d128 spills 8-12 registers at 128); every 16-row tile
@@ -434,7 +437,8 @@ struct AttnBodyMfma {
   // spills); and every tile of a run-time block size with K read from memory
   // but the 4-wave ones that stage V^T in halves (kGenW4: d96 / d128 / d192 /
   // d256, where it changes nothing or costs registers: d192 149 VGPR+AGPR, 3
-  // waves instead of 4; d256 at 4 waves 34 spilled registers), that is the
+  // waves instead of 4; d256 at 4 waves with the aligned copy of its loops
+  // alone, before the kGenOneCopy pin, 34 spilled registers), that is the
   // generic 16-row d256 tile with fp8 KV (the f16 one at 3 waves: 1777 / 2085
   // before the softcap select; the 32-row generic tiles of then: 3D d112
   // 1070 / 1241, d128 1153 / 1308).
