@@ -344,10 +344,13 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   e.workgroups = wg1 * (uint64_t)live;
   e.tiles = (int)ceil_pos((double)tiles / segs);                   // the longest walk, in tiles
   const double tiles_avg = std::max(1.0, m.keys_avg / r.block_n) / live;  // the average walk
-  // Waves of a workgroup that own query rows (at least one).
+  // Waves of a workgroup that own query rows (at least one); every wave of a
+  // head-split tile owns all of them (config.hpp head_split_tile).
   const double per_wave = (double)(r.block_m / r.waves);
   const double row_waves =
-      std::max(1.0, std::min((double)r.waves, ceil_pos(std::min((double)r.block_m, m.rows_per_seq) / per_wave)));
+      head_split_tile(r.arch, r.block_m, r.waves)
+          ? (double)r.waves
+          : std::max(1.0, std::min((double)r.waves, ceil_pos(std::min((double)r.block_m, m.rows_per_seq) / per_wave)));
   // Waves that run: where waves are independent (each wave walks its own rows'
   // keys, config.hpp waves_share_kv), those with rows; otherwise all of a workgroup's.
   const bool independent = !waves_share_kv(r.arch, r.waves);

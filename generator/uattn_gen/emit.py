@@ -189,8 +189,9 @@ def render_records(matrix: Matrix) -> dict:
         "force_paths": [p for p in PATH_INFO if p.force_c], "tiles": TILE_KINDS,
         "tile_block_n": TILE_BLOCK_N, "select_policy": SELECT_POLICY,
         # one C++ entry per (arch, tile, head size) of ArchInfo.rows_by_head
-        "rows_by_head": [(a.name, tile, head, rows, generic_only, waves) for a in ARCH_INFO.values()
-                         for tile, heads, rows, generic_only, waves in a.rows_by_head for head in heads],
+        "rows_by_head": [(a.name, tile, head, rows, generic_only, waves, split) for a in ARCH_INFO.values()
+                         for tile, heads, rows, generic_only, waves, split in a.rows_by_head_entries()
+                         for head in heads],
     }
     return {
         f"{GENERATED_INCLUDE}/arch.hpp": _ENV.get_template("arch.hpp.j2").render(ctx),

@@ -167,13 +167,15 @@ class ArchInfo:
     # registers allow it (the first entry of the tile whose max head size is
     # >= the head size); other tiles and heads take TILE_BLOCK_N keys.
     block_n_by_head: tuple = ()
-    # ((tile name, head sizes, rows per wave, generic only, waves), ...): a
-    # narrower wave (fewer query rows) at those head sizes, where the
-    # accumulators of a full wave's rows would cap the occupancy: in every
-    # instance of the tile, or only in the generic instance (any block size)
-    # where `generic only` is true; `waves` > 0 also sets the workgroup's
-    # waves (0: the tile kind's). The first matching entry applies; block_m =
-    # rows x waves.
+    # ((tile name, head sizes, rows per wave, generic only, waves[, head
+    # split]), ...): a narrower wave (fewer query rows) at those head sizes,
+    # where the accumulators of a full wave's rows would cap the occupancy: in
+    # every instance of the tile, or only in the generic instance (any block
+    # size) where `generic only` is true; `waves` > 0 also sets the
+    # workgroup's waves (0: the tile kind's). With `head split` true the
+    # workgroup's waves own the same rows and split the head between them
+    # (config.hpp mfma_head_split: 16 rows, 2 waves). The first matching
+    # entry applies; block_m = rows x waves, or rows with the head split.
     rows_by_head: tuple = ()
 
     @property
@@ -181,6 +183,10 @@ class ArchInfo:
         """The dot2 body's LDS budget counts Q rows (its DPP-broadcast tiles keep Q
         in registers and use none); the MFMA body keeps Q in registers."""
         return self.matrix_insn == "dot2"
+
+    def rows_by_head_entries(self) -> tuple:
+        """rows_by_head with every entry's head split spelled out (False where omitted)."""
+        return tuple(tuple(e) + (False,) * (6 - len(e)) for e in self.rows_by_head)
 
     @property
     def tiles(self) -> dict:
@@ -190,10 +196,10 @@ class ArchInfo:
     def tile(self, name: str, head_size: int, block_size: int = ANY_BLOCK) -> "Tile":
         """Geometry of tile `name` for `head_size` and `block_size` (ANY_BLOCK: generic)."""
         t = self.tiles[name]
-        for tile_name, heads, rows, generic_only, waves in self.rows_by_head:
+        for tile_name, heads, rows, generic_only, waves, split in self.rows_by_head_entries():
             if tile_name == name and head_size in heads and (not generic_only or block_size == ANY_BLOCK):
                 w = waves or t.waves
-                t = dataclasses.replace(t, block_m=rows * w, waves=w)
+                t = dataclasses.replace(t, block_m=rows if split else rows * w, waves=w)
                 break
         for tile_name, max_head, block_n in self.block_n_by_head:
             if tile_name == name and head_size <= max_head:
@@ -213,15 +219,19 @@ BUILTIN_ARCHS = (
              cus_per_reported_unit=1, simds_per_cu=4, mem_bytes_per_cycle=3333, launch_cycles=5000,
              # 128 x 64 prefill tile up to d128 (d192 / d256 keep 32 keys: registers)
              block_n_by_head=(("large", 128, 64),),
-             # one-wave tiles at d112 / d192 / d256, the generic instance
-             # included: 16 rows (v_mfma_f32_16x16x32), whose 32 / 48 / 64
+             # the generic d256 tile: 16 rows, 2 waves splitting the head (32
+             # accumulator registers per wave: 4 waves per SIMD with fp8 KV
+             # too, whose one-wave 16-row tile needs 156 VGPR+AGPR);
+             # one-wave tiles at d112 / d192 / d256: 16 rows
+             # (v_mfma_f32_16x16x32), whose 32 / 48 / 64
              # accumulator registers (d112 padded to 128 dims) fit 3-4 waves
              # per SIMD (32 rows: 64 / 96 / 128; the 32-row 2D d112 tiles of block size 32 / 64 spill at
              # 128 VGPR+AGPR); the generic one-wave tile at d64-d128 too (4
              # waves per SIMD; 32 rows spill at 128; d80 / d112 pad the last
              # 32-dim step of v_mfma_f32_16x16x32; d64 stages K in LDS);
              # attention_mfma.hpp
-             rows_by_head=(("small", (112, 192, 256), 16, False, 0), ("small", (64, 80, 96, 128), 16, True, 0))),
+             rows_by_head=(("small", (256,), 16, True, 2, True), ("small", (112, 192, 256), 16, False, 0),
+                           ("small", (64, 80, 96, 128), 16, True, 0))),
     # RDNA2, Radeon Pro V620: 8 rows per wave; 64 KiB LDS per workgroup (128 KiB
     # per WGP); 1024 wave32 VGPRs per SIMD, 16 waves per SIMD. LDS rows hold a Q
     # row and the row's 32 f16 probabilities of one KV tile (attention_dot2.hpp).

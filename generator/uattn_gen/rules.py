@@ -44,7 +44,9 @@ def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int, waves: int)
     (block_m <= 32) with 64 < head <= 256, of a fixed block size or the generic
     instance, read K straight from memory (V^T only); those of them with 16
     rows stage V^T in two halves of the head (head / 2 rows) where
-    head % 32 == 0, whole otherwise. dot2:
+    head % 32 == 0, whole otherwise; the head-split tile (16 rows, 2 waves:
+    mfma_head_split) adds its score exchange, 2 waves x 64 lanes x
+    block_n / 16 S^T tiles x 4 fp32 (mfma_split_bytes). dot2:
     K/V are read straight from memory; Q and P rows [block_m][lds_row] are staged;
     the 8-wave tile (dot2_shares_kv) stages the K and V tiles, block_n x head
     2-byte elements each.
@@ -53,7 +55,8 @@ def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int, waves: int)
         k_in_lds = not (block_m <= 32 and 64 < head_size <= 256)
         v_rows = head_size // 2 if block_m == 16 and head_size % 32 == 0 and not k_in_lds else head_size
         stage = ((block_n * (head_size + 8) if k_in_lds else 0) + v_rows * (block_n + 8)) * 2
-        return stage * (2 if block_m > 32 and 2 * stage <= 80 * 1024 else 1)
+        split = waves * 64 * (block_n // 16) * 4 * 4 if (block_m, waves) == (16, 2) else 0
+        return stage * (2 if block_m > 32 and 2 * stage <= 80 * 1024 else 1) + split
     if dot2_shares_kv(waves):
         return 2 * block_n * head_size * 2
     return block_m * lds_row(arch, head_size) * 2

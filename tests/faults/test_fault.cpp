@@ -51,6 +51,14 @@ constexpr int kHead = 64, kBlock = 16;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow,
                      tile_rows_per_wave(kArch, Tile::small, kHead, kBlock), 32, 1>;
 static_assert(K::kQW == 32, "FAULT_ROWS32 needs a 32-row tile");
+#elif defined(FAULT_HSPLIT)
+// gfx950's generic d256 tile (as uattn_gfx950_2d_f16_f16_d256_bany_all_m16n32w2):
+// 16 rows, 2 waves that split the head (attention_mfma.hpp kHSplit).
+constexpr int kHead = 256, kBlock = 13;
+constexpr int kBlockM = tile_block_m(kArch, Tile::small, kHead, 0);
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, kBlockM, 32,
+                     tile_waves_of(kArch, Tile::small, kHead, 0)>;
+static_assert(K::kHSplit, "FAULT_HSPLIT needs the head-split tile");
 #elif defined(FAULT_PADHEAD)
 // gfx950's generic one-wave tile at d80 (as
 // uattn_gfx950_2d_f16_f16_d80_bany_all_m16n32w1): 16 rows, whose last
@@ -90,7 +98,11 @@ Outcome run_once() {
   hostexec::Launch l{};
   l.kernel_name = "fault_" FAULT_NAME;
   const int qpk = s.num_q_heads / s.num_kv_heads;
+#if defined(FAULT_HSPLIT)
+  const int block_m = kBlockM;  // rows per workgroup: its waves own the same rows
+#else
   const int block_m = K::kQW * (K::kThreads / K::kWave);  // rows per workgroup
+#endif
   l.grid[0] = (uint32_t)(prob->num_tokens * qpk / block_m + (int)s.seqs.size());
   l.grid[1] = (uint32_t)s.num_kv_heads;
   l.grid[2] = 1;

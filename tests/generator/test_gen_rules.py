@@ -8,7 +8,7 @@ import pytest
 from gen_helpers import REPO, write_matrix
 from uattn_gen.model import (ALL_FEATURES, ANY_BLOCK, ARCH_INFO, ARCHS, DTYPES, FEATURE_BIT, HEAD_SIZES,
                              attention_instance, names)
-from uattn_gen.rules import RULES, failed_rules, lds_bytes
+from uattn_gen.rules import RULES, failed_rules, instance_lds_bytes, lds_bytes
 
 
 def _failed(**kw):
@@ -127,6 +127,16 @@ def test_shared_tile_serves_plain_and_window_at_a_fixed_even_block_size():
     assert _failed(arch="gfx950", tile="large", features=ALL_FEATURES) == []
 
 
+def test_rows_by_head_splits_the_head_of_the_gfx950_generic_d256_tile():
+    t = ARCH_INFO["gfx950"].tile("small", 256, ANY_BLOCK)
+    assert (t.block_m, t.waves) == (16, 2)  # 2 waves own the same 16 rows
+    assert ARCH_INFO["gfx950"].tile("small", 256, 16).waves == 1
+    inst = attention_instance("gfx950", "3d", "f16", "fp8e4m3", 256, ANY_BLOCK, ALL_FEATURES, "small")
+    assert names(inst).name.endswith("_m16n32w2")
+    # V^T in two halves of the head (10 KiB) and the 4 KiB score exchange
+    assert instance_lds_bytes(inst) == 128 * 40 * 2 + 4096
+
+
 def test_rows_by_head_reaches_the_instances():
     assert attention_instance("gfx950", "3d", "f16", "f16", 256, 16, 0, "small").block_m == 16
     assert attention_instance("gfx1030", "2d", "bf16", "bf16", 256, 16, 3, "small").block_m == 4
@@ -153,7 +163,7 @@ def test_lds_bytes_equal_config_hpp(run, tmp_path):
         '#include <stdio.h>\n#include "uattn/kernel/config.hpp"\n'
         "static void print(uattn::Arch a, uattn::Tile t, int d, int m, int n, int b) {\n"
         '  printf("%u %u %d %d\\n", uattn::attn_lds_bytes(a, d, m, n, uattn::tile_waves_of(a, t, d, b)),\n'
-        "         uattn::lds_budget(a), uattn::tile_rows_per_wave(a, t, d, b) * uattn::tile_waves_of(a, t, d, b),\n"
+        "         uattn::lds_budget(a), uattn::tile_block_m(a, t, d, b),\n"
         "         uattn::tile_waves_of(a, t, d, b));\n}\n"
         "int main() {\n" + "\n".join(lines) + "\n}\n")
     exe = tmp_path / "lds"

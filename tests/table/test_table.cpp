@@ -54,10 +54,14 @@ TEST(Table, RowsAreWellFormed) {
     if (r.path == Path::kReduce) continue;
     // The tile column and the tile's shape agree (the selector reads the column):
     // rows_per_wave rows per wave, or the record's narrower wave, and the tile
-    // kind's waves or the record's (tile_rows_per_wave, tile_waves_of, from
-    // ArchInfo.rows_by_head).
+    // kind's waves or the record's; block_m = rows x waves, or the rows where
+    // the waves split the head (tile_rows_per_wave, tile_waves_of,
+    // tile_block_m, from ArchInfo.rows_by_head).
     EXPECT_EQ(r.waves, tile_waves_of(r.arch, r.tile, r.head_size, r.block_size)) << r.name;
-    EXPECT_EQ(r.block_m, tile_rows_per_wave(r.arch, r.tile, r.head_size, r.block_size) * r.waves) << r.name;
+    EXPECT_EQ(r.block_m, tile_block_m(r.arch, r.tile, r.head_size, r.block_size)) << r.name;
+    EXPECT_EQ(r.block_m * (head_split_tile(r.arch, r.block_m, r.waves) ? r.waves : 1),
+              tile_rows_per_wave(r.arch, r.tile, r.head_size, r.block_size) * r.waves)
+        << r.name;
     // kTileBlockN keys, or a multiple for the wider tiles a record allows (ArchInfo.block_n_by_head).
     EXPECT_TRUE(r.block_n >= kTileBlockN && r.block_n % kTileBlockN == 0) << r.name << " block_n " << r.block_n;
   }

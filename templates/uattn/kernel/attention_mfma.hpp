@@ -2,12 +2,16 @@
 // v_mfma_f32_32x32x16 for 32-row waves, v_mfma_f32_16x16x32 for 16-row ones.
 //
 // One workgroup of WAVES waves serves BM = kQW * WAVES packed query rows of one
-// KV head (phases.hpp) and walks its KV tiles BN keys at a time. A wave owns
+// KV head (BM = kQW where the waves split the head, below) (phases.hpp) and walks its KV tiles BN keys at a time. A wave owns
 // kQW = 32 rows, or 16 in the one-wave tiles at d112 / d192 / d256 and in the
 // generic one-wave tile at d64-d128 (ArchInfo.rows_by_head in
 // generator/uattn_gen/model.py: their 16-64 accumulator registers leave room
-// for 4 waves per SIMD, 3 in the generic d256 tile with fp8 KV; 32 rows take
-// 32-128).
+// for 4 waves per SIMD; 32 rows take 32-128). The generic d256 tile has 2
+// waves that own the same 16 rows and split the head (kHSplit, BM = 16): each
+// wave computes the partial scores of half the head, the two add them through
+// 4 KiB of LDS, and each wave accumulates the output dims of half of each V^T
+// slice (32 accumulator registers; the one-wave 16-row tile with fp8 KV
+// needed 156 VGPR+AGPR, 3 waves per SIMD).
 // Per tile:
 //   stage K/V  - 16-byte global loads (8-byte for fp8 KV) through block_table
 //                into registers one tile ahead, then K -> LDS [key][d] and
@@ -67,9 +71,15 @@ struct AttnBodyMfma {
   // Query rows per wave: 32 (v_mfma_f32_32x32x16), or 16 (v_mfma_f32_16x16x32)
   // for the one-wave tiles of ArchInfo.rows_by_head (d112 / d192 / d256; the
   // generic instance at d64-d128 too).
-  static constexpr int kQW = BM / WAVES;
-  static_assert(BM == kQW * WAVES && (kQW == 32 || (kQW == 16 && WAVES == 1 && (HEAD % 32 == 0 || mfma_k_direct(HEAD, BM)))),
-                "block_m = 32 * waves, or 16 for a one-wave tile (head size % 32 == 0, or K read from memory)");
+  // A head-split tile (config.hpp mfma_head_split: 16 rows, 2 waves): both
+  // waves own all 16 rows; wave w computes the partial scores of its half of
+  // the head and the output dims of its half of each V^T slice (kHS waves split the head).
+  static constexpr bool kHSplit = mfma_head_split(BM, WAVES);
+  static constexpr int kHS = kHSplit ? WAVES : 1;
+  static constexpr int kQW = BM * kHS / WAVES;
+  static_assert(BM * kHS == kQW * WAVES &&
+                    (kQW == 32 || (kQW == 16 && (WAVES == 1 || kHSplit) && (HEAD % 32 == 0 || mfma_k_direct(HEAD, BM)))),
+                "block_m = 32 * waves, or 16 for a one-wave or head-split tile (head size % 32 == 0, or K read from memory)");
   static constexpr bool kN16 = kQW == 16;
   static constexpr int kAcc = kN16 ? 4 : 16;  // accumulator registers of one MFMA output tile
   static constexpr int kKD = kN16 ? 32 : 16;  // MFMA depth (K)
@@ -92,10 +102,14 @@ struct AttnBodyMfma {
   static constexpr uint32_t kStageElems = kKElems + (uint32_t)(kVH * kVRow);
   static_assert(kStageElems * 2u == attn_lds_stage_bytes(HEAD, BN, !kKDirect, kVS), "LDS layout (config.hpp)");
   static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN, WAVES);
-  static constexpr int kStages = (int)(kLdsBytes / (kStageElems * 2u));  // 2: LDS double buffer
+  // Head split: after the stages, each wave's partial S^T tiles, [wave][lane][kST * kAcc] fp32.
+  static constexpr uint32_t kXBytes = mfma_split_bytes(BM, WAVES, BN);
+  static constexpr int kStages = (int)((kLdsBytes - kXBytes) / (kStageElems * 2u));  // 2: LDS double buffer
   static_assert(kLdsBytes <= lds_budget(A), "LDS budget");
   static constexpr int kST = BN / kQW;       // S^T tiles per KV tile
-  static constexpr int kDT = kDP / kQW;      // O^T tiles
+  static_assert(kXBytes == (kHSplit ? (uint32_t)(kHS * kWave * kST * 4 * 4) : 0u), "head-split exchange (config.hpp)");
+  static constexpr int kDT = kDP / kQW;      // O^T tiles of the head
+  static constexpr int kDTW = kDT / kHS;     // O^T tiles of one wave
   // MFMA steps over the head. A 16-row tile of a head size that is an odd
   // multiple of 16 (d80 / d112: v_mfma_f32_16x16x32 takes 32 dims per step)
   // pads its last step: the lanes of dims past the head (8 part >= 16 there)
@@ -107,6 +121,8 @@ struct AttnBodyMfma {
   static constexpr int kKK = (HEAD + kKD - 1) / kKD;
   static constexpr bool kKTail = HEAD % kKD != 0;
   static_assert(!kKTail || (kKDirect && kN16 && HEAD % 16 == 0), "a padded head step: 16 rows, K read from memory");
+  static_assert(!kHSplit || (kKDirect && !kKTail && kKK % kHS == 0 && kDT % (kVS * kHS) == 0),
+                "head split: K read from memory, whole head steps and O^T tiles per wave");
   static constexpr int kChunks = kVH / 8;    // 8-element chunks of a staged row (of one V^T slice)
   // The generic instance serves unaligned problems too (run-time check).
   static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
@@ -164,8 +180,10 @@ struct AttnBodyMfma {
   // three (not straight-line), so they keep two (770).
   static constexpr bool kThreeLoops2D = kKDirect && P == Path::k2D && HEAD == 112 && BLOCK == 16;
   // A run-time block size with K read from memory, built for 4 waves per
-  // SIMD (kWavesPerEU): the 16-row d80-d256 tiles, but d256 with fp8 KV.
-  static constexpr bool kGenW4 = kAnyBlock && kKDirect && kN16 && (HEAD <= 192 || !kFp8);
+  // SIMD (kWavesPerEU): the 16-row d80-d256 tiles (d256: the head-split
+  // tile; its one-wave form with fp8 KV, which the tables no longer build,
+  // needs 156 VGPR+AGPR).
+  static constexpr bool kGenW4 = kAnyBlock && kKDirect && kN16 && (HEAD <= 192 || !kFp8 || kHSplit);
   // The generic 16-row d256 tile with 16-bit KV fits 4 waves per SIMD with one
   // copy of its tile loops, not two: it runs the element-load variant (the one
   // for unaligned rows) for every problem. Those element loads of K, V and Q
@@ -175,10 +193,13 @@ struct AttnBodyMfma {
   // instructions); the budgets' min_load_bytes catches loads left unmerged
   // (2-byte), its row-keys floor a partial merge that costs cycles. (llvm-mca
   // cycles per tile, 3D f16: at 3 waves 1827; at 4 with both copies 6 spilled
-  // registers, with one 0 spills, 2136.) fp8 KV is not merged past 2-byte
-  // loads, and its 16-row d256 tile spills 2 registers at 4 waves per SIMD
-  // with the aligned copy alone (2727 cycles, against 1898 at 3): it stays at 3.
-  static constexpr bool kGenOneCopy = kGeneric && kGenW4 && HEAD > 192;
+  // registers, with one 0 spills, 2136; the head-split tile alike, both
+  // copies 1157 / one 1156 cycles, 128 / 124 VGPR+AGPR.) Not with fp8 KV,
+  // whose byte loads merge only into 2-byte loads: its tiles keep both
+  // copies (the one-wave 16-row d256 tile with fp8 KV spilled 2 registers
+  // at 4 waves per SIMD with the aligned copy alone, 2727 cycles against
+  // 1898 at 3; the head-split tile fits both copies in 128).
+  static constexpr bool kGenOneCopy = kGeneric && kGenW4 && HEAD > 192 && !kFp8;
   // The 16-row tiles: 1 pair per group, but the generic d80-d128 tiles
   // (kGenN16Group): 2D 4, but fp8 KV d80 3 and d112 2; 3D 2, but d128 4
   // (a group of kKK pairs or more puts no fence in the QK loop: d80 has 3
@@ -189,9 +210,16 @@ struct AttnBodyMfma {
   // and 4 pairs (2: 874 cycles); llvm-mca 21 does not finish on the fp8 KV 2D
   // d80 loop of 4 pairs (3: 724 cycles, 124 VGPR+AGPR).)
   static constexpr int kGenN16Group = P == Path::k3D ? (HEAD < 128 ? 2 : 4) : !kFp8 ? 4 : HEAD == 80 ? 3 : HEAD == 112 ? 2 : 4;
-  static constexpr int kKGroup = kN16 ? (kAnyBlock && HEAD <= 128 ? kGenN16Group : HEAD == 112 ? 4 : 1) : kFp8 ? 2 : HEAD > 192 ? 8 : 4;
-  // 16-row tiles: V^T fragments in flight per scheduling group of the P.V step.
-  static constexpr int kVGroup = 4;
+  // The head-split tile: a wave's kKK / kHS head steps in one group (no fence
+  // in its QK loop; llvm-mca cycles per tile, 3D d256, 1 / 2 / 4 pairs: f16
+  // 1280 / 1199 / 1177, fp8 KV 1398 / 1227 / 1149; 120-128 VGPR+AGPR).
+  static constexpr int kKGroup = kHSplit ? kKK / kHS : kN16 ? (kAnyBlock && HEAD <= 128 ? kGenN16Group : HEAD == 112 ? 4 : 1) : kFp8 ? 2 : HEAD > 192 ? 8 : 4;
+  // 16-row tiles: V^T fragments in flight per scheduling group of the P.V step;
+  // the head-split tile 2 (3D d256 with 4 K/Q pairs per group, 1 / 2 / 4 / 8
+  // fragments: f16 1170 / 1156 / 1177 / -, fp8 KV 1146 / 1135 / 1149 / -; 8 with
+  // 1 pair: f16 1461, fp8 1564 against 1280 / 1398 at 4; 1 fragment, fp8 KV 2D:
+  // 2 spilled registers).
+  static constexpr int kVGroup = kHSplit ? 2 : 4;
   // Waves per SIMD the register allocation must allow (gfx950 has 512
   // VGPR+AGPR per SIMD lane, VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4
   // ISA, "VGPR and AGPR" allocation): K-direct tiles up to d128: 4 (<= 128);
@@ -199,7 +227,8 @@ struct AttnBodyMfma {
   // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
   // share). A run-time block size from d80 up (the generic instance: every
   // feature, one to three tile-loop variants): 4 with 16 rows (d80-d256,
-  // kGenW4), else 3 (<= 168: the 16-row d256 tile with fp8 KV, above). K in LDS: the generic 16-row d64 tile 4 (112-117 VGPR+AGPR;
+  // kGenW4, the head-split d256 tile included), else 3 (<= 168: the one-wave
+  // 16-row d256 tile with fp8 KV, above). K in LDS: the generic 16-row d64 tile 4 (112-117 VGPR+AGPR;
   // with 32 rows it took 129-137 and spilled 10-15 at 128), else at least 2.
   static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? (kGenW4 ? 4 : 3) : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : 4)
                                    : kN16 ? 4 : (HEAD > 128 && WAVES == 1) ? 1 : 2;
@@ -251,7 +280,7 @@ struct AttnBodyMfma {
   // Per-lane state of the tile loop.
   struct State {
     dl::vec<CT, 8> qf[kKDirect ? 1 : kKK];  // Q row as MFMA B fragments (read per tile with kKDirect)
-    float acc[kDT][kAcc];     // O^T accumulators
+    float acc[kDTW][kAcc];    // O^T accumulators of this wave's tiles (dt_at)
     float m_i, l_i;           // running max (log2 units, row-shared), running sum (this lane's keys)
     Raw k_raw[kUPL][kUK], v_raw[kUPL][kUK];  // the next tile, staged in registers
   };
@@ -260,6 +289,7 @@ struct AttnBodyMfma {
     const AttnParams* p;
     WorkItem w;
     int kvh, lane, part, qcol, tid;
+    int wave;                 // head split: this wave's half of the head (0 elsewhere; uniform)
     bool row_valid;
     int p_tok, head, t_abs;
     int64_t token;
@@ -273,6 +303,15 @@ struct AttnBodyMfma {
     FastDiv bdiv;
     char* lds;
   };
+
+  // O^T tile of the head held in this wave's accumulators lt: lt itself, or
+  // with the head split, tile lt % kPer of wave `wave`'s share of V^T slice
+  // lt / kPer (each slice's kDT / kVS tiles, kPer per wave).
+  UATTN_INLINE static int dt_at(const Ctx& c, int lt) {
+    if constexpr (!kHSplit) return lt;
+    constexpr int kPer = kDT / kVS / kHS;
+    return (lt / kPer) * (kDT / kVS) + c.wave * kPer + lt % kPer;
+  }
 
   // Key g (within the KV tile) and first dim d0 of staging unit i of thread tid.
   UATTN_INLINE static void unit_at(int tid, int i, int& g, int& d0) {
@@ -439,7 +478,8 @@ struct AttnBodyMfma {
   // d256, where it changes nothing or costs registers: d192 149 VGPR+AGPR, 3
   // waves instead of 4; d256 at 4 waves with the aligned copy of its loops
   // alone, before the kGenOneCopy pin, 34 spilled registers), that is the
-  // generic 16-row d256 tile with fp8 KV (the f16 one at 3 waves: 1777 / 2085
+  // one-wave 16-row d256 tile with fp8 KV, which the tables no longer build
+  // (the head-split tile stages V^T in groups: one unit per lane per slice; the f16 one at 3 waves: 1777 / 2085
   // before the softcap select; the 32-row generic tiles of then: 3D d112
   // 1070 / 1241, d128 1153 / 1308).
   static constexpr bool kWholeV = kKDirect && (kVS == 1 ? (kN16 || kAnyBlock || HEAD <= 112) : kAnyBlock && !kGenW4);
@@ -484,8 +524,10 @@ struct AttnBodyMfma {
         key_slot<kMasked>(c, k0 + key_row(st, c.qcol), blk, slot);  // masked tiles: keys outside [kv_lo, kv_hi) are masked below
         kb[st] = blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + (int64_t)c.kvh * p.k_stride_head + 8 * c.part;
       }
+      // Head split: this wave's kKK / kHS head steps.
       UATTN_UNROLL
-      for (int kk = 0; kk < kKK; ++kk) {
+      for (int kw = 0; kw < kKK / kHS; ++kw) {
+        const int kk = kHSplit ? c.wave * (kKK / kHS) + kw : kw;
         dl::vec<CT, 8> kf[kST];
         // The padded last step (kKTail): lanes past the head read 16 dims back.
         const bool pad = kKTail && kk == kKK - 1 && kKD * kk + 8 * c.part >= HEAD;
@@ -505,7 +547,26 @@ struct AttnBodyMfma {
         }
         UATTN_UNROLL
         for (int st = 0; st < kST; ++st) mma(kf[st], qf, a[st]);
-        if (kk % kKGroup == kKGroup - 1) dl::sched_barrier();  // bounds the K/Q fragments in flight
+        if (kw % kKGroup == kKGroup - 1) dl::sched_barrier();  // bounds the K/Q fragments in flight
+      }
+      if constexpr (kHSplit) {
+        // The other wave's partial S^T through LDS (kXBytes after the stages).
+        // Both waves add the same two partial sums (a + b == b + a exactly),
+        // so both hold the same scores and run the same online softmax. The
+        // region is rewritten only after the next barrier of this tile
+        // (before V^T slice 1), which the other wave reaches after its read.
+        const dl::Lds<float> x{c.lds, kLdsBytes - kXBytes, kXBytes / 4u};
+        const uint32_t mine = (uint32_t)((c.wave * kWave + c.lane) * kST * kAcc);
+        const uint32_t theirs = (uint32_t)(((c.wave ^ 1) * kWave + c.lane) * kST * kAcc);
+        UATTN_UNROLL
+        for (int st = 0; st < kST; ++st) x.template st_vec<kAcc>(mine + (uint32_t)(st * kAcc), a[st]);
+        dl::barrier();
+        UATTN_UNROLL
+        for (int st = 0; st < kST; ++st) {
+          const dl::vec<float, kAcc> o = x.template ld_vec<kAcc>(theirs + (uint32_t)(st * kAcc));
+          UATTN_UNROLL
+          for (int r = 0; r < kAcc; ++r) a[st][r] += o[r];
+        }
       }
     } else {
       UATTN_UNROLL
@@ -580,7 +641,7 @@ struct AttnBodyMfma {
     s.m_i = m_new;
     // 16 rows: each O^T tile is rescaled right before its first P.V step.
     UATTN_UNROLL
-    for (int dt = 0; dt < (kN16 ? 0 : kDT); ++dt)
+    for (int dt = 0; dt < (kN16 ? 0 : kDTW); ++dt)
       UATTN_UNROLL
       for (int r = 0; r < kAcc; ++r) s.acc[dt][r] *= alpha;
 
@@ -608,20 +669,20 @@ struct AttnBodyMfma {
       for (int e = 0; e < 8; ++e)
         pf[e] = dl::from_f32<CT>(kN16 ? sc[2 * ks + e / 4][e % 4] : sc[ks / 2][8 * (ks % 2) + e]);
       UATTN_UNROLL
-      for (int dt = vs * (kDT / kVS); dt < (vs + 1) * (kDT / kVS); ++dt) {
-        int d = kQW * dt + c.qcol;  // dims past HEAD read a real row; their sums are never stored
+      for (int lt = vs * (kDTW / kVS); lt < (vs + 1) * (kDTW / kVS); ++lt) {
+        int d = kQW * dt_at(c, lt) + c.qcol;  // dims past HEAD read a real row; their sums are never stored
         d = d < HEAD ? d : HEAD - 1;
         const dl::vec<CT, 8> vf =
             v_lds.template ld_vec<8>((uint32_t)((d - vs * kVH) * kVRow + kKD * ks + 8 * c.part));
         dl::vec<float, kAcc> o;
         UATTN_UNROLL
-        for (int r = 0; r < kAcc; ++r) o[r] = (kN16 && ks == 0) ? s.acc[dt][r] * alpha : s.acc[dt][r];
+        for (int r = 0; r < kAcc; ++r) o[r] = (kN16 && ks == 0) ? s.acc[lt][r] * alpha : s.acc[lt][r];
         mma(vf, pf, o);
         UATTN_UNROLL
-        for (int r = 0; r < kAcc; ++r) s.acc[dt][r] = o[r];
+        for (int r = 0; r < kAcc; ++r) s.acc[lt][r] = o[r];
         // 16 rows: bounds the V^T fragments in flight (the scheduler would
         // otherwise read all of them ahead: 32 registers per slice at d256).
-        if (kN16 && dt % kVGroup == kVGroup - 1) dl::sched_barrier();
+        if (kN16 && lt % kVGroup == kVGroup - 1) dl::sched_barrier();
       }
     }
   }
@@ -723,14 +784,15 @@ struct AttnBodyMfma {
     const AttnParams& p = *c.p;
     OT* out = static_cast<OT*>(p.out) + c.token * p.o_stride_token + (int64_t)c.head * p.o_stride_head;
     UATTN_UNROLL
-    for (int dt = 0; dt < kDT; ++dt)
+    for (int lt = 0; lt < kDTW; ++lt)
       UATTN_UNROLL
       for (int g = 0; g < kAcc / 4; ++g) {
-        if (d_of(dt, g, 0) >= HEAD) continue;  // compile time: HEAD % 16 == 0
+        const int dt = dt_at(c, lt);
+        if (!kHSplit && d_of(dt, g, 0) >= HEAD) continue;  // compile time: HEAD % 16 == 0 (head split: HEAD % 64 == 0)
         const int d = d_of(dt, g, c.part);
         dl::vec<OT, 4> v;
         UATTN_UNROLL
-        for (int e = 0; e < 4; ++e) v[e] = out_value<OT>(s.acc[dt][4 * g + e] * inv, p.output_scale);
+        for (int e = 0; e < 4; ++e) v[e] = out_value<OT>(s.acc[lt][4 * g + e] * inv, p.output_scale);
         if constexpr (kAligned) {
           dl::stg<4>(out + d, v);
         } else {
@@ -754,13 +816,14 @@ struct AttnBodyMfma {
       float* ws = p.ws_acc + row * HEAD;
       const bool ws_vec = ((uintptr_t)p.ws_acc & 15u) == 0;  // rows are 16-byte multiples (HEAD % 16 == 0)
       UATTN_UNROLL
-      for (int dt = 0; dt < kDT; ++dt)
+      for (int lt = 0; lt < kDTW; ++lt)
         UATTN_UNROLL
         for (int g = 0; g < kAcc / 4; ++g) {
-          if (d_of(dt, g, 0) >= HEAD) continue;
+          const int dt = dt_at(c, lt);
+          if (!kHSplit && d_of(dt, g, 0) >= HEAD) continue;
           dl::vec<float, 4> v;
           UATTN_UNROLL
-          for (int e = 0; e < 4; ++e) v[e] = s.acc[dt][4 * g + e] * p.v_scale;
+          for (int e = 0; e < 4; ++e) v[e] = s.acc[lt][4 * g + e] * p.v_scale;
           float* dst = ws + d_of(dt, g, c.part);
           if (ws_vec) {
             dl::stg<4>(dst, v);
@@ -769,7 +832,7 @@ struct AttnBodyMfma {
             for (int e = 0; e < 4; ++e) dst[e] = v[e];
           }
         }
-      if (c.part == 0) { p.ws_max[row] = s.m_i; p.ws_sum[row] = l; }
+      if (c.part == 0 && c.wave == 0) { p.ws_max[row] = s.m_i; p.ws_sum[row] = l; }
     }
   }
 
@@ -811,7 +874,7 @@ struct AttnBodyMfma {
   // query head, causal bound.
   UATTN_INLINE static void set_row(Ctx& c, int qcol) {
     const int qpk = c.p->num_q_heads / c.p->num_kv_heads;
-    const int64_t m = c.w.m0 + dl::wave_id() * kQW + qcol;
+    const int64_t m = c.w.m0 + (kHSplit ? 0 : dl::wave_id() * kQW) + qcol;
     c.row_valid = m < c.w.rows_total;
     c.p_tok = c.row_valid ? (int)(m / qpk) : 0;
     c.head = c.kvh * qpk + (c.row_valid ? (int)(m % qpk) : 0);
@@ -826,6 +889,7 @@ struct AttnBodyMfma {
     if (!locate_work<P, BM, BN, kWin>(p, qpk, c.w)) return;  // spare workgroup
     c.kvh = dl::block_id_y();
     c.tid = dl::thread_id();
+    c.wave = kHSplit ? dl::wave_id() : 0;
     c.lane = dl::lane_id();
     c.qcol = c.lane % kQW;
     c.part = c.lane / kQW;
@@ -853,7 +917,7 @@ struct AttnBodyMfma {
       }
     }
     UATTN_UNROLL
-    for (int dt = 0; dt < kDT; ++dt)
+    for (int dt = 0; dt < kDTW; ++dt)
       UATTN_UNROLL
       for (int r = 0; r < kAcc; ++r) s.acc[dt][r] = 0.0f;
 

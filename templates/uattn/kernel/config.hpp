@@ -16,12 +16,14 @@ constexpr MatrixInsn matrix_insn(Arch a) { return arch_record(a).matrix_insn; }
 // Query rows owned by one wave: mfma_32x32x16 = the 32 columns of a 32x32 MFMA
 // tile; dot2 = 8 rows (lane = key in QK, lane = head dims in P.V). Some tiles
 // own fewer (tile_rows_per_wave below: one-wave tiles, the gfx1030 8-wave
-// tile); a kernel body takes block_m / waves.
+// tile); a kernel body takes block_m / waves, or block_m where the waves
+// split the head (mfma_head_split).
 constexpr int rows_per_wave(Arch a) { return arch_record(a).rows_per_wave; }
 // Query rows per wave of tile t's instances of head size `head` and block size
 // `block_size` (0: any, the generic instance): the record's narrower wave
 // (kRowsByHead, ArchInfo.rows_by_head) where one applies, else
-// rows_per_wave(a). model.ArchInfo.tile() computes the same block_m / waves.
+// rows_per_wave(a) (the head-split tile: each wave's 16 rows are the same).
+// model.ArchInfo.tile() computes the same rows (tile_block_m: block_m).
 constexpr int tile_rows_per_wave(Arch a, Tile t, int head, int block_size) {
   for (int i = 0; i < kNumRowsByHead; ++i) {
     const RowsByHead& r = kRowsByHead[i];
@@ -39,6 +41,17 @@ constexpr int tile_waves_of(Arch a, Tile t, int head, int block_size) {
       return r.waves > 0 ? r.waves : tile_waves(t);
   }
   return tile_waves(t);
+}
+// block_m of the same instances: rows x waves, or the rows where the entry's
+// waves split the head (gfx950's generic d256 tile: 16 rows, 2 waves).
+// model.ArchInfo.tile() computes the same.
+constexpr int tile_block_m(Arch a, Tile t, int head, int block_size) {
+  for (int i = 0; i < kNumRowsByHead; ++i) {
+    const RowsByHead& r = kRowsByHead[i];
+    if (r.arch == a && r.tile == t && head == r.head && (!r.generic_only || block_size == 0))
+      return r.head_split ? r.rows : r.rows * tile_waves_of(a, t, head, block_size);
+  }
+  return rows_per_wave(a) * tile_waves(t);
 }
 // dot2 body: a workgroup of 8 waves stages each K / V tile once, in LDS, for
 // all its waves (attention_dot2.hpp, the 8-wave tile); in smaller ones every
@@ -91,6 +104,22 @@ constexpr bool mfma_k_direct(int head, int block_m) {
 constexpr int mfma_v_slices(int block_m, int head) {
   return block_m == 16 && head % 32 == 0 && mfma_k_direct(head, block_m) ? 2 : 1;
 }
+// Head split (attention_mfma.hpp): a workgroup of 2 waves that own the same
+// 16 query rows, each wave the partial scores of half the head and the output
+// dims of half of each V^T slice (the generic d256 tile: 32 accumulator
+// registers per wave instead of 64). model.ArchInfo.tile() gives these tiles
+// block_m = rows (not rows x waves).
+constexpr bool mfma_head_split(int block_m, int waves) { return block_m == 16 && waves == 2; }
+// A head-split tile of architecture a (the MFMA body's; the selector's cost
+// model counts all its waves as owning rows).
+constexpr bool head_split_tile(Arch a, int block_m, int waves) {
+  return matrix_insn(a) == MatrixInsn::mfma_32x32x16 && mfma_head_split(block_m, waves);
+}
+// LDS bytes of the head split's score exchange: each wave's partial S^T tiles
+// (block_n / 16 tiles of 4 fp32 per lane, 64 lanes), after the stages.
+constexpr uint32_t mfma_split_bytes(int block_m, int waves, int block_n) {
+  return mfma_head_split(block_m, waves) ? (uint32_t)(waves * 64 * (block_n / 16) * 4 * 4) : 0u;
+}
 constexpr uint32_t attn_lds_stage_bytes(int head, int block_n, bool k_in_lds = true, int v_slices = 1) {
   return (uint32_t)(((k_in_lds ? block_n * (head + 8) : 0) + head / v_slices * (block_n + 8)) * 2);
 }
@@ -99,7 +128,8 @@ constexpr uint32_t attn_lds_bytes(Arch a, int head, int block_m, int block_n, in
   switch (matrix_insn(a)) {  // no default: a new kind must say how its tiles are laid out
     case MatrixInsn::mfma_32x32x16:
       bytes = attn_lds_stage_bytes(head, block_n, !mfma_k_direct(head, block_m), mfma_v_slices(block_m, head)) *
-              (block_m > 32 && 2u * attn_lds_stage_bytes(head, block_n) <= 80u * 1024u ? 2u : 1u);
+              (block_m > 32 && 2u * attn_lds_stage_bytes(head, block_n) <= 80u * 1024u ? 2u : 1u) +
+          mfma_split_bytes(block_m, waves, block_n);
       break;
     case MatrixInsn::dot2:
       bytes = dot2_shares_kv(waves) ? (uint32_t)(2 * block_n * head * 2) : (uint32_t)(block_m * lds_row(a, head) * 2);
