@@ -326,7 +326,7 @@ struct ModelInputs {
   double ws_per_segment = 0;  // workspace bytes per segment, written and read
   void finish() {
     simd_count = (double)cus * simds;
-    wg_simds = (double)simds * kArchSelectRecords[(int)p->arch].cus_per_reported_unit;
+    wg_simds = (double)simds * kArchSelectRecords[(int)p->arch].cus_per_workgroup;
     inv_full = 1.0 / (simd_count * pol->overlap_waves);
     rows_per_seq = p->num_seqs > 0 ? ceil_pos((double)p->num_tokens * qpk / p->num_seqs) : 0;
     inv_bw = 1.0 / pol->mem_bytes_per_cycle;

@@ -159,6 +159,10 @@ class ArchInfo:
     # of two CUs each. Applied in one place, uattn::cus_from_reported() (table.hpp).
     cus_per_reported_unit: int = 1
     simds_per_cu: int = 4   # SIMDs per CU: waves of one workgroup run on separate SIMDs
+    # CUs whose SIMDs one workgroup's waves may run on: 1, or 2 on RDNA in WGP
+    # mode (the default on gfx10+), where a workgroup's waves spread over the
+    # work-group processor's 2 CUs (the selector's critical path: select.cpp).
+    cus_per_workgroup: int = 1
     # Selector cost-model defaults of the reference part (uattn::SelectPolicy, table.hpp):
     mem_bytes_per_cycle: int = 1024   # device-memory bandwidth / engine clock, bytes per cycle
     launch_cycles: int = 5000         # engine cycles one more dependent kernel launch costs
@@ -238,12 +242,14 @@ BUILTIN_ARCHS = (
     # 2 SIMD32 per CU, 2 CUs per WGP (AMD "RDNA 2" instruction set architecture
     # reference guide, s.1); HIP's multiProcessorCount counts WGPs on gfx10+ (WGP
     # mode, the default: ROCm HIP documentation, hipDeviceProp_t), so 36 on this
-    # 72-CU part. 512 GB/s GDDR6 at a 2.5 GHz boost clock: 205 bytes per cycle
+    # 72-CU part; in WGP mode a workgroup's waves run on the WGP's 4 SIMD32s
+    # (cus_per_workgroup 2, same guide, s.1). 512 GB/s GDDR6 at a 2.5 GHz boost clock: 205 bytes per cycle
     # (AMD Radeon Pro V620 product page).
     ArchInfo("gfx1030", wave_size=32, matrix_insn="dot2", rows_per_wave=8, head_pad=4,
              lds_row_pad=32, lds_budget=64 * 1024, cu_count=72, offload_target="gfx1030",
              vgprs_per_simd=1024, max_waves_per_simd=16, lds_per_cu=128 * 1024,
-             cus_per_reported_unit=2, simds_per_cu=2, mem_bytes_per_cycle=205, launch_cycles=5000,
+             cus_per_reported_unit=2, simds_per_cu=2, cus_per_workgroup=2, mem_bytes_per_cycle=205,
+             launch_cycles=5000,
              # one-wave tiles at d256 and the generic one-wave tile at d192: 4
              # rows, whose 32 / 24 accumulator registers fit 8 waves per SIMD
              # (8 rows: 64 / 48 accumulators, spills at 128 VGPRs; the

@@ -42,7 +42,8 @@ ARCH_NAME_RE = re.compile(r"^gfx[0-9a-z]+$")
 # copies a known record, whose fields the others then override.
 ARCH_INT_KEYS = ("wave_size", "rows_per_wave", "head_pad", "lds_row_pad", "lds_budget",
                  "cu_count", "vgprs_per_simd", "max_waves_per_simd", "lds_per_cu",
-                 "cus_per_reported_unit", "simds_per_cu", "mem_bytes_per_cycle", "launch_cycles")
+                 "cus_per_reported_unit", "simds_per_cu", "cus_per_workgroup", "mem_bytes_per_cycle",
+                 "launch_cycles")
 ARCH_KEYS = ("name", "like", "matrix_insn", "offload_target", "head_sizes") + ARCH_INT_KEYS
 
 _T = "tag:yaml.org,2002:"

@@ -6,7 +6,8 @@ from uattn_gen.model import (ALL_FEATURES, ARCH_INFO, ARCHS, DTYPE_INFO, FEATURE
                              TILE_KINDS)
 
 GEN = "include/uattn/generated"
-NEW_ARCH = ("architectures:\n  - name: gfx1099\n    like: gfx1030\n    cu_count: 40\n")
+NEW_ARCH = ("architectures:\n  - name: gfx1099\n    like: gfx1030\n    cu_count: 40\n"
+            "    cus_per_workgroup: 1\n")
 NEW_GROUP = ("  - name: n\n    arch: [gfx1099]\n    dtypes: [[f16, f16]]\n    head_size: [128]\n"
              "    path: [2d]\n")
 
@@ -81,6 +82,12 @@ def test_a_matrix_declares_an_architecture(run, tmp_path):
             "f16, f16, 128, 0, 0x00, small, 8, 32, 1, ") in rows
     assert re.search(r"set\(UATTN_INSTANCES_gfx1099\n  uattn_gfx1099_2d_",
                      (out / "instances.cmake").read_text())
+    # The selector's facts: copied from gfx1030 (WGP mode: a workgroup's waves
+    # on 2 CUs, HIP counts WGPs), then overridden by the declaration.
+    select = (out / GEN / "select.hpp").read_text()
+    assert "    {2, 2, 2, 205.0, 5000.0},  // gfx1030" in select
+    assert "    {1, 4, 1, 3333.0, 5000.0},  // gfx950" in select
+    assert "    {2, 2, 1, 205.0, 5000.0},  // gfx1099" in select
     rc, listed, _ = run("list", "--matrix", m, "--arch", "gfx1099")
     assert rc == 0 and listed.split() == ["uattn_gfx1099_2d_f16_f16_d128_bany_plain_m8n32w1"]
     # The declaration lasts for its own run only.
