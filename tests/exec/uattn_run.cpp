@@ -74,6 +74,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "uattn-run: %s\nRun with --help for more information.\n", e.what());
     return 2;
   }
+  if (path == "2d" && segments > 0) {  // the help calls it an error: a usage error
+    std::fprintf(stderr,
+                 "uattn-run: --segments %d with --path 2d: expected --segments 0 (2D runs no segments), or --path "
+                 "auto / 3d\nRun with --help for more information.\n",
+                 segments);
+    return 2;
+  }
 
   s.q_dtype = parse_dtype(dtype);
   s.kv_dtype = kv_dtype.empty() ? s.q_dtype : parse_dtype(kv_dtype);
