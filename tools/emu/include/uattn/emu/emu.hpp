@@ -1,0 +1,83 @@
+// uattn-emu: an AMDGPU instruction-level emulator that executes the shipped
+// code objects (gfx950 wave64, gfx1030 wave32) on the CPU.
+//
+// Decoding: LLVM's own disassembler (`llvm-objdump-21 -d --mcpu=<processor>`,
+// from the toolchain root or $UATTN_OBJDUMP), parsed once per code object.
+// Semantics: written from AMD's CDNA4 (gfx950) and RDNA2 (gfx1030) ISA reference
+// guides; independent of the host-compiled twin (tests/hostexec). ABI: the
+// kernel descriptor and the AMDGPU metadata of the code object itself, the
+// initial register state as LLVM's AMDGPUUsage ("Initial Kernel Execution
+// State") documents it.
+//
+// Errors: an unimplemented opcode or modifier, a read of a register before the
+// s_waitcnt that covers its load, an LDS race between waves not separated by a
+// barrier, an out-of-range LDS access, a global access outside valid memory:
+// the launch fails with a message naming kernel, workgroup, wave, address and
+// instruction. Reads of never-written registers are reported as warnings.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace uattn::emu {
+
+struct KernelDesc {
+  std::string name;
+  uint32_t group_segment_fixed_size = 0;  // static LDS bytes (descriptor)
+  uint32_t private_segment_fixed_size = 0;
+  uint32_t kernarg_size = 0;
+  uint32_t rsrc1 = 0, rsrc2 = 0, rsrc3 = 0;
+  uint16_t code_properties = 0;
+  int64_t entry_offset = 0;               // kernel_code_entry_byte_offset
+  uint64_t kd_addr = 0;                   // address of "<name>.kd"
+  uint32_t wavefront_size = 64;
+  struct Arg { std::string value_kind; uint32_t offset = 0, size = 0; };
+  std::vector<Arg> args;                  // metadata, explicit then hidden
+};
+
+struct LaunchRequest {
+  std::string kernel;
+  uint32_t grid[3] = {1, 1, 1};   // workgroups per dimension
+  uint32_t block = 64;            // work-items per workgroup (1-D)
+  uint32_t dynamic_lds = 0;       // bytes added to the descriptor's static LDS
+  // The explicit kernel arguments as laid out by the metadata (hidden
+  // arguments are filled by the emulator from grid / block).
+  std::vector<uint8_t> kernarg;
+  // Global memory check: true when [addr, addr+bytes) may be accessed. Null:
+  // every address is accessed as host memory unchecked.
+  std::function<bool(uint64_t addr, size_t bytes)> valid;
+  bool trace = false;             // keep per-wave instruction counts per address
+};
+
+struct LaunchResult {
+  bool ok = true;
+  std::string error;
+  std::vector<std::string> warnings;
+  uint64_t wave_instructions = 0; // executed, all waves
+  uint64_t waves = 0;
+  double seconds = 0;             // host time of the emulation
+};
+
+class CodeObject {
+ public:
+  // `elf`: one AMDGPU ELF code object. Throws std::runtime_error naming what is
+  // wrong (not an AMDGPU ELF, no kernel descriptors, disassembler missing).
+  static std::shared_ptr<CodeObject> load(const std::vector<uint8_t>& elf);
+  static std::shared_ptr<CodeObject> load_file(const std::string& path);  // .co / .hsaco, or a bundle (first AMDGPU entry)
+  virtual ~CodeObject() = default;
+  virtual const std::string& processor() const = 0;  // "gfx950", "gfx1030"
+  virtual std::vector<std::string> kernels() const = 0;
+  virtual const KernelDesc* kernel(const std::string& name) const = 0;
+  virtual LaunchResult launch(const LaunchRequest& req) const = 0;
+  // Every opcode + operand form in the object that the emulator does not
+  // implement: "<mnemonic> (<n> sites, first in <kernel> at 0x...)".
+  virtual std::vector<std::string> unimplemented() const = 0;
+  // Opcode -> count of static sites, over every kernel.
+  virtual std::vector<std::pair<std::string, size_t>> opcode_census() const = 0;
+};
+
+}  // namespace uattn::emu
