@@ -147,6 +147,16 @@ void Ctx::set_agpr(int reg, int lane, uint32_t v) {
   w.a_written[reg] = 1;
   w.a_pend[reg] = 0;
 }
+uint32_t Ctx::vreg(const Inst& in, const Operand& o, int lane, int word) {
+  if (o.kind == Operand::kVgpr) return vgpr(o.reg + word, lane);
+  if (o.kind == Operand::kAgpr) return agpr(o.reg + word, lane);
+  unsupported(in, "operand " + o.text + " is not a VGPR / AGPR");
+}
+void Ctx::set_vreg(const Inst& in, const Operand& o, int lane, int word, uint32_t v) {
+  if (o.kind == Operand::kVgpr) return set_vgpr(o.reg + word, lane, v);
+  if (o.kind == Operand::kAgpr) return set_agpr(o.reg + word, lane, v);
+  unsupported(in, "destination " + o.text + " is not a VGPR / AGPR");
+}
 
 // ---------------------------------------------------------------- DPP
 // ISA (CDNA4 / RDNA2): "Data Parallel Processing (DPP)": rows of 16 lanes, banks

@@ -235,6 +235,10 @@ struct Ctx {
   void set_vgpr(int reg, int lane, uint32_t v);
   uint32_t agpr(int reg, int lane);
   void set_agpr(int reg, int lane, uint32_t v);
+  // Word `word` of a vector-register operand of either file (VGPR or AGPR: gfx950
+  // memory, MFMA and cross-lane instructions name both); anything else fails.
+  uint32_t vreg(const Inst& in, const Operand& o, int lane, int word = 0);
+  void set_vreg(const Inst& in, const Operand& o, int lane, int word, uint32_t v);
 
   // ---- operand reads: operand `i` of `in` (its position in the text), word
   // `word` of a multi-register operand. Constants resolve by the read's type.
@@ -305,6 +309,15 @@ uint16_t f32_to_f16(float f);            // round to nearest even
 uint16_t f32_to_f16_rtz(float f);        // round toward zero (v_cvt_pkrtz)
 float bf16_to_f32(uint16_t h);
 uint16_t f32_to_bf16(float f);           // round to nearest even, NaN quieted
+
+// V_BITOP3 (CDNA4): bit i of the result = TTBL[{a[i], b[i], c[i]}], `a` the most
+// significant index bit; the 16-bit form uses the low half.
+inline uint32_t bitop3(uint32_t ttbl, uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r = 0;
+  for (int k = 0; k < 8; ++k)
+    if (ttbl >> k & 1) r |= ((k & 4) ? a : ~a) & ((k & 2) ? b : ~b) & ((k & 1) ? c : ~c);
+  return r;
+}
 
 // Opcode family registration (each ops_*.cpp).
 struct OpTable {

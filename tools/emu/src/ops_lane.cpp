@@ -27,21 +27,6 @@ void no_modifiers(Ctx& c, const Inst& in) {
     if (in.ops[i].neg || in.ops[i].abs || in.ops[i].sext) c.unsupported(in, "neg / abs / sext on a cross-lane op");
 }
 
-// A VGPR (or AGPR) source column, one lane, through the checked accessors.
-uint32_t src_lane(Ctx& c, const Inst& in, int i, int lane) {
-  const Operand& o = in.ops[i];
-  if (o.kind == Operand::kVgpr) return c.vgpr(o.reg, lane);
-  if (o.kind == Operand::kAgpr) return c.agpr(o.reg, lane);
-  c.unsupported(in, "cross-lane source is not a vector register");
-}
-
-void dst_lane(Ctx& c, const Inst& in, int i, int lane, uint32_t v) {
-  const Operand& o = in.ops[i];
-  if (o.kind == Operand::kVgpr) c.set_vgpr(o.reg, lane, v);
-  else if (o.kind == Operand::kAgpr) c.set_agpr(o.reg, lane, v);
-  else c.unsupported(in, "cross-lane destination is not a vector register");
-}
-
 // ---------------------------------------------------------------- readlane / writelane
 // V_READLANE_B32: SDST = VGPR[S1 lane][SRC0]; lane select = S1[5:0] (wave64)
 // or S1[4:0] (wave32); EXEC is ignored.
@@ -49,7 +34,7 @@ void op_v_readlane_b32(Ctx& c, const Inst& in) {
   no_modifiers(c, in);
   if (in.nops < 3) c.unsupported(in, "v_readlane_b32 operands");
   const int lane = (int)(c.scalar(in, 2) & (uint32_t)(c.w.size - 1));
-  const uint32_t v = src_lane(c, in, 1, lane);
+  const uint32_t v = c.vreg(in, in.ops[1], lane);
   c.ws32(in, 0, v);
 }
 
@@ -62,7 +47,7 @@ void op_v_readfirstlane_b32(Ctx& c, const Inst& in) {
   const int lane = e ? __builtin_ctzll(e) : 0;
   const Operand& o = in.ops[1];
   uint32_t v;
-  if (o.kind == Operand::kVgpr || o.kind == Operand::kAgpr) v = src_lane(c, in, 1, lane);
+  if (o.kind == Operand::kVgpr || o.kind == Operand::kAgpr) v = c.vreg(in, in.ops[1], lane);
   else v = c.scalar(in, 1);
   c.ws32(in, 0, v);
 }
@@ -74,7 +59,7 @@ void op_v_writelane_b32(Ctx& c, const Inst& in) {
   if (in.nops < 3) c.unsupported(in, "v_writelane_b32 operands");
   const uint32_t v = c.scalar(in, 1);
   const int lane = (int)(c.scalar(in, 2) & (uint32_t)(c.w.size - 1));
-  dst_lane(c, in, 0, lane, v);
+  c.set_vreg(in, in.ops[0], lane, 0, v);
 }
 
 // ---------------------------------------------------------------- v_permlanex16_b32
@@ -104,7 +89,7 @@ void op_v_permlanex16_b32(Ctx& c, const Inst& in) {
     const int row = l >> 4, i = l & 15;
     const int src = ((row ^ 1) << 4) + (int)((lanesel >> (4 * i)) & 0xf);
     if (fi || ((e >> src) & 1)) {
-      out[l] = src_lane(c, in, 1, src);
+      out[l] = c.vreg(in, in.ops[1], src);
       wr[l] = true;
     } else if (bc) {
       out[l] = 0;
@@ -112,7 +97,7 @@ void op_v_permlanex16_b32(Ctx& c, const Inst& in) {
     }
   }
   for (int l = 0; l < n; ++l)
-    if (wr[l]) dst_lane(c, in, 0, l, out[l]);
+    if (wr[l]) c.set_vreg(in, in.ops[0], l, 0, out[l]);
 }
 
 // ---------------------------------------------------------------- permlane swaps
@@ -139,7 +124,7 @@ void permlane_swap(Ctx& c, const Inst& in, int half) {
   int nw = 0;
   auto one = [&](int dst_op, int dst_l, int src_op, int src_l) {
     if (!((e >> dst_l) & 1)) return;
-    if (fi || ((e >> src_l) & 1)) w[nw++] = {dst_op, dst_l, src_lane(c, in, src_op, src_l)};
+    if (fi || ((e >> src_l) & 1)) w[nw++] = {dst_op, dst_l, c.vreg(in, in.ops[src_op], src_l)};
     else if (bc) w[nw++] = {dst_op, dst_l, 0u};
   };
   for (int a = 0; a < 64; ++a) {
@@ -148,7 +133,7 @@ void permlane_swap(Ctx& c, const Inst& in, int half) {
     one(1, a, 0, b);  // SRC0[a] = old VDST[b]
     one(0, b, 1, a);  // VDST[b] = old SRC0[a]
   }
-  for (int i = 0; i < nw; ++i) dst_lane(c, in, w[i].op, w[i].lane, w[i].v);
+  for (int i = 0; i < nw; ++i) c.set_vreg(in, in.ops[w[i].op], w[i].lane, 0, w[i].v);
 }
 
 void op_v_permlane16_swap_b32(Ctx& c, const Inst& in) { permlane_swap(c, in, 16); }

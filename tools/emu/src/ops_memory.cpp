@@ -30,20 +30,6 @@ namespace {
 
 // ---------------------------------------------------------------- helpers
 
-// Data / destination register of a vector memory instruction: VGPR or AGPR
-// (gfx950 lets loads and stores name AGPRs directly).
-uint32_t rd_data(Ctx& c, const Inst& in, const Operand& o, int lane, int word) {
-  if (o.kind == Operand::kVgpr) return c.vgpr(o.reg + word, lane);
-  if (o.kind == Operand::kAgpr) return c.agpr(o.reg + word, lane);
-  c.unsupported(in, "data operand is not a VGPR/AGPR");
-}
-
-void wr_data(Ctx& c, const Inst& in, const Operand& o, int lane, int word, uint32_t v) {
-  if (o.kind == Operand::kVgpr) return c.set_vgpr(o.reg + word, lane, v);
-  if (o.kind == Operand::kAgpr) return c.set_agpr(o.reg + word, lane, v);
-  c.unsupported(in, "destination operand is not a VGPR/AGPR");
-}
-
 void pend_data(Ctx& c, Pending& p, const Operand& o, int n) {
   if (o.kind == Operand::kAgpr)
     c.pend_a(p, o.reg, n);
@@ -167,7 +153,7 @@ void vmem_load(Ctx& c, const Inst& in, Kind kind, int bytes) {
     uint32_t buf[4] = {0, 0, 0, 0};
     c.gread(a, buf, size_t(bytes));
     if (bytes == 2) buf[0] &= 0xffffu;
-    for (int k = 0; k < words; ++k) wr_data(c, in, d, l, k, buf[k]);
+    for (int k = 0; k < words; ++k) c.set_vreg(in, d, l, k, buf[k]);
   });
   pend_data(c, p, d, words);
 }
@@ -182,7 +168,7 @@ void vmem_store(Ctx& c, const Inst& in, Kind kind, int bytes, bool hi16 = false)
   c.each(in, [&](int l) {
     const uint64_t a = vmem_addr(c, in, kind, 0, 2, sbase, has_saddr, l);
     uint32_t buf[4] = {0, 0, 0, 0};
-    for (int k = 0; k < words; ++k) buf[k] = rd_data(c, in, s, l, k);
+    for (int k = 0; k < words; ++k) buf[k] = c.vreg(in, s, l, k);
     if (hi16) buf[0] >>= 16;
     c.gwrite(a, buf, size_t(bytes));
   });
@@ -307,7 +293,7 @@ void buffer_load(Ctx& c, const Inst& in, int bytes) {
         if (!b.check || o + uint64_t(cb) <= b.d.num_records) c.gread(addr + uint64_t(k) * 4, &buf[k], size_t(cb));
       }
     }
-    for (int k = 0; k < words; ++k) wr_data(c, in, d, l, k, buf[k]);
+    for (int k = 0; k < words; ++k) c.set_vreg(in, d, l, k, buf[k]);
   });
   pend_data(c, p, d, words);
 }
@@ -320,7 +306,7 @@ void buffer_store(Ctx& c, const Inst& in, int bytes) {
   c.each(in, [&](int l) {
     const uint64_t voff = buffer_voffset(c, in, l);
     uint32_t buf[4] = {0, 0, 0, 0};
-    for (int k = 0; k < words; ++k) buf[k] = rd_data(c, in, s, l, k);
+    for (int k = 0; k < words; ++k) buf[k] = c.vreg(in, s, l, k);
     if (b.scratch) {
       c.scratch_write(l, uint64_t(scratch_offset(c, in, b, voff)), buf, size_t(bytes));
     } else {
@@ -365,7 +351,7 @@ void ds_read(Ctx& c, const Inst& in, int bytes) {
     uint32_t buf[4] = {0, 0, 0, 0};
     c.lds_read(ds_addr(c, in, 1, l), buf, size_t(bytes));
     if (bytes == 2) buf[0] &= 0xffffu;
-    for (int k = 0; k < words; ++k) wr_data(c, in, d, l, k, buf[k]);
+    for (int k = 0; k < words; ++k) c.set_vreg(in, d, l, k, buf[k]);
   });
   pend_data(c, p, d, words);
 }
@@ -382,7 +368,7 @@ void ds_read2(Ctx& c, const Inst& in, int esize, bool st64) {
     uint32_t buf[4] = {0, 0, 0, 0};
     c.lds_read(base + uint32_t(in.offset0) * scale, &buf[0], size_t(esize));
     c.lds_read(base + uint32_t(in.offset1) * scale, &buf[ew], size_t(esize));
-    for (int k = 0; k < 2 * ew; ++k) wr_data(c, in, d, l, k, buf[k]);
+    for (int k = 0; k < 2 * ew; ++k) c.set_vreg(in, d, l, k, buf[k]);
   });
   pend_data(c, p, d, 2 * ew);
 }
@@ -395,7 +381,7 @@ void ds_write(Ctx& c, const Inst& in, int bytes, bool hi16 = false) {
   const Operand& s = in.ops[1];
   c.each(in, [&](int l) {
     uint32_t buf[4] = {0, 0, 0, 0};
-    for (int k = 0; k < words; ++k) buf[k] = rd_data(c, in, s, l, k);
+    for (int k = 0; k < words; ++k) buf[k] = c.vreg(in, s, l, k);
     if (hi16) buf[0] >>= 16;
     c.lds_write(ds_addr(c, in, 0, l), buf, size_t(bytes));
   });
@@ -414,8 +400,8 @@ void ds_write2(Ctx& c, const Inst& in, int esize, bool st64) {
     const uint32_t base = vaddr32(c, in, 0, l);
     uint32_t a[2] = {0, 0}, b[2] = {0, 0};
     for (int k = 0; k < ew; ++k) {
-      a[k] = rd_data(c, in, s0, l, k);
-      b[k] = rd_data(c, in, s1, l, k);
+      a[k] = c.vreg(in, s0, l, k);
+      b[k] = c.vreg(in, s1, l, k);
     }
     c.lds_write(base + uint32_t(in.offset0) * scale, a, size_t(esize));
     c.lds_write(base + uint32_t(in.offset1) * scale, b, size_t(esize));
@@ -470,8 +456,8 @@ void op_ds_read_b64_tr_b16(Ctx& c, const Inst& in) {
     const int g = l & ~15, i = l & 15;
     uint16_t e[4];
     for (int j = 0; j < 4; ++j) e[j] = raw[g + 4 * j + (i >> 2)][i & 3];
-    wr_data(c, in, d, l, 0, uint32_t(e[0]) | (uint32_t(e[1]) << 16));
-    wr_data(c, in, d, l, 1, uint32_t(e[2]) | (uint32_t(e[3]) << 16));
+    c.set_vreg(in, d, l, 0, uint32_t(e[0]) | (uint32_t(e[1]) << 16));
+    c.set_vreg(in, d, l, 1, uint32_t(e[2]) | (uint32_t(e[3]) << 16));
   }
   pend_data(c, p, d, 2);
 }
@@ -489,10 +475,10 @@ void op_ds_bpermute_b32(Ctx& c, const Inst& in) {
   uint32_t tmp[kLanes] = {};
   c.each(in, [&](int l) {
     const uint32_t src = ((vaddr32(c, in, 1, l) + uint32_t(in.offset)) / 4u) % n;
-    tmp[l] = ((exec >> src) & 1u) ? rd_data(c, in, s, int(src), 0) : 0u;
+    tmp[l] = ((exec >> src) & 1u) ? c.vreg(in, s, int(src), 0) : 0u;
   });
   Pending& p = c.issue(Counter::kLgkmLds);
-  c.each(in, [&](int l) { wr_data(c, in, d, l, 0, tmp[l]); });
+  c.each(in, [&](int l) { c.set_vreg(in, d, l, 0, tmp[l]); });
   pend_data(c, p, d, 1);
 }
 
@@ -605,10 +591,10 @@ void op_ds_swizzle_b32(Ctx& c, const Inst& in) {
       const int andm = int(off & 0x1fu), orm = int((off >> 5) & 0x1fu), xorm = int((off >> 10) & 0x1fu);
       j = ((((l & 0x1f) & andm) | orm) ^ xorm) | (l & 0x20);
     }
-    tmp[l] = ((exec >> j) & 1u) ? rd_data(c, in, s, j, 0) : 0u;
+    tmp[l] = ((exec >> j) & 1u) ? c.vreg(in, s, j, 0) : 0u;
   });
   Pending& p = c.issue(Counter::kLgkmLds);
-  c.each(in, [&](int l) { wr_data(c, in, d, l, 0, tmp[l]); });
+  c.each(in, [&](int l) { c.set_vreg(in, d, l, 0, tmp[l]); });
   pend_data(c, p, d, 1);
 }
 

@@ -30,14 +30,6 @@
 namespace uattn::emu {
 namespace {
 
-uint32_t rd(Ctx& c, const Operand& o, int word, int lane) {
-  if (o.kind == Operand::kAgpr) return c.agpr(o.reg + word, lane);
-  return c.vgpr(o.reg + word, lane);
-}
-void wr(Ctx& c, const Operand& o, int word, int lane, uint32_t v) {
-  if (o.kind == Operand::kAgpr) c.set_agpr(o.reg + word, lane, v);
-  else c.set_vgpr(o.reg + word, lane, v);
-}
 bool is_reg(const Operand& o) { return o.kind == Operand::kVgpr || o.kind == Operand::kAgpr; }
 
 void mfma(Ctx& c, const Inst& in, int M, int N, int K, bool bf16) {
@@ -64,7 +56,7 @@ void mfma(Ctx& c, const Inst& in, int M, int N, int K, bool bf16) {
   // ---- read everything first
   for (int lane = 0; lane < 64; ++lane) {
     for (int e = 0; e < E; ++e) {
-      const uint32_t wa = rd(c, A, e / 2, lane), wb = rd(c, B, e / 2, lane);
+      const uint32_t wa = c.vreg(in, A, lane, e / 2), wb = c.vreg(in, B, lane, e / 2);
       const uint16_t ha = uint16_t((e & 1) ? wa >> 16 : wa), hb = uint16_t((e & 1) ? wb >> 16 : wb);
       {
         const int i = lane % M, k = E * (lane / M) + e;
@@ -76,13 +68,13 @@ void mfma(Ctx& c, const Inst& in, int M, int N, int K, bool bf16) {
       }
     }
   }
-  const uint32_t cconst = c_const ? (C.kind == Operand::kFloat ? Ctx::const_bits32(C) : uint32_t(C.ival)) : 0;
+  const uint32_t cconst = c_const ? Ctx::const_bits32(C) : 0;
   const int rows_per_reg_group = 4 * (64 / N);
   auto row_of = [&](int r, int lane) { return (r / 4) * rows_per_reg_group + 4 * (lane / N) + r % 4; };
   for (int lane = 0; lane < 64; ++lane)
     for (int r = 0; r < regs_cd; ++r) {
       const int i = row_of(r, lane), j = lane % N;
-      acc[size_t(i) * N + j] = as_f32(c_const ? cconst : rd(c, C, r, lane));
+      acc[size_t(i) * N + j] = as_f32(c_const ? cconst : c.vreg(in, C, lane, r));
     }
   // ---- compute: acc = C, then k ascending, f32 rounding after each add
   for (int i = 0; i < M; ++i)
@@ -95,7 +87,7 @@ void mfma(Ctx& c, const Inst& in, int M, int N, int K, bool bf16) {
   for (int lane = 0; lane < 64; ++lane)
     for (int r = 0; r < regs_cd; ++r) {
       const int i = row_of(r, lane), j = lane % N;
-      wr(c, D, r, lane, as_u32(acc[size_t(i) * N + j]));
+      c.set_vreg(in, D, lane, r, as_u32(acc[size_t(i) * N + j]));
     }
 }
 
@@ -119,7 +111,7 @@ void op_v_accvgpr_write_b32(Ctx& c, const Inst& in) {
   if (s.neg || s.abs) c.unsupported(in, "neg/abs on v_accvgpr_write_b32");
   const bool k = s.kind == Operand::kInt || s.kind == Operand::kFloat;
   if (!k && s.kind != Operand::kVgpr) c.unsupported(in, "v_accvgpr_write_b32 source");
-  const uint32_t kv = k ? (s.kind == Operand::kFloat ? Ctx::const_bits32(s) : uint32_t(s.ival)) : 0;
+  const uint32_t kv = k ? Ctx::const_bits32(s) : 0;
   c.each(in, [&](int l) { c.set_agpr(in.ops[0].reg, l, k ? kv : c.vgpr(s.reg, l)); });
 }
 

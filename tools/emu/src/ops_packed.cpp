@@ -18,12 +18,6 @@ namespace {
 
 bool is_const(const Operand& o) { return o.kind == Operand::kInt || o.kind == Operand::kFloat; }
 
-// 32-bit pattern of a constant operand read as a 32-bit (f32 / b32) value.
-uint32_t const_word32(const Operand& o) {
-  if (o.kind == Operand::kFloat) return Ctx::const_bits32(o);
-  return uint32_t(o.ival);
-}
-
 // 32-bit pattern of a constant operand of a 16-bit / packed-16-bit read.
 // ISA (CDNA4 / RDNA2 "VOP3P" and "Inline constants"): a float inline constant
 // of a 16-bit operand is the f16 value in bits [15:0] with bits [31:16] zero;
@@ -41,7 +35,7 @@ uint32_t raw32(Ctx& c, const Inst& in, int i, int l, int word = 0) {
   const Operand& o = in.ops[i];
   if (is_const(o)) {
     if (word != 0) c.unsupported(in, "constant in a 64-bit packed operand");
-    return const_word32(o);
+    return Ctx::const_bits32(o);
   }
   return c.u32(in, i, l, word);
 }
@@ -215,7 +209,7 @@ double mix_src(Ctx& c, const Inst& in, int i, int l, uint8_t ophi) {
   const Operand& o = in.ops[i];
   double v;
   if (!((ophi >> b) & 1)) {
-    const uint32_t bits = is_const(o) ? const_word32(o) : c.u32(in, i, l);
+    const uint32_t bits = is_const(o) ? Ctx::const_bits32(o) : c.u32(in, i, l);
     v = c.flush32(as_f32(bits));
   } else {
     const uint32_t w = is_const(o) ? const_word16(o) : c.u32(in, i, l);
@@ -436,10 +430,7 @@ void op_v_bitop3_b16(Ctx& c, const Inst& in) {
   const uint32_t ttbl = in.bitop3 & 0xff;
   c.each(in, [&](int l) {
     const uint16_t a = src16(c, in, 1, l), b = src16(c, in, 2, l), s2 = src16(c, in, 3, l);
-    uint16_t r = 0;
-    for (int t = 0; t < 8; ++t)
-      if ((ttbl >> t) & 1)
-        r |= uint16_t(((t & 4) ? a : ~a) & ((t & 2) ? b : ~b) & ((t & 1) ? s2 : ~s2));
+    const uint16_t r = uint16_t(bitop3(ttbl, a, b, s2));
     w_int16(c, in, l, r, hi, /*gfx9_keeps_hi=*/true);
   });
 }

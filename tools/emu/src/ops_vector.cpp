@@ -815,15 +815,7 @@ void op_v_perm_b32(Ctx& c, const Inst& in) {
 void op_v_bitop3_b32(Ctx& c, const Inst& in) {
   if (in.clamp) c.unsupported(in, "clamp on v_bitop3_b32");
   const uint32_t tt = in.bitop3 & 0xff;
-  u32_3(c, in, [tt](uint32_t a, uint32_t b, uint32_t d) {
-    uint32_t r = 0;
-    for (int k = 0; k < 8; ++k) {
-      if (!(tt >> k & 1)) continue;
-      const uint32_t ma = (k & 4) ? a : ~a, mb = (k & 2) ? b : ~b, md = (k & 1) ? d : ~d;
-      r |= ma & mb & md;
-    }
-    return r;
-  });
+  u32_3(c, in, [tt](uint32_t a, uint32_t b, uint32_t d) { return bitop3(tt, a, b, d); });
 }
 
 // ============================================================ VOPC compares
