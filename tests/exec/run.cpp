@@ -8,7 +8,13 @@
 #include <cstring>
 #include <limits>
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
 #include "engine.hpp"       // tests/hostexec
+#include "uattn/emu/emu.hpp"  // tools/emu
 #include "host_registry.hpp"
 #include "reference.hpp"    // tests/reference
 
@@ -74,6 +80,49 @@ struct Guarded {
   ~Guarded() { if (p) hostexec::guarded_free(p); }
 };
 
+// The code object of `arch` built with this test binary, loaded once.
+std::shared_ptr<emu::CodeObject> code_object(Arch arch) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<emu::CodeObject>> cache;
+  const std::string name = to_string(arch);
+  std::lock_guard<std::mutex> l(mu);
+  auto& co = cache[name];
+  if (!co) co = emu::CodeObject::load_file(std::string(UATTN_CODE_OBJECT_DIR) + "/uattn_" + name + ".co");
+  return co;
+}
+
+hostexec::Result launch_isa(const KernelLaunch& k, const AttnParams& p, Arch arch, RunResult* res) {
+  std::shared_ptr<emu::CodeObject> co;
+  try {
+    co = code_object(arch);
+  } catch (const std::exception& e) {
+    return hostexec::Result{false, e.what()};
+  }
+  emu::LaunchRequest rq;
+  rq.kernel = k.row->name;
+  rq.grid[0] = k.grid.x; rq.grid[1] = k.grid.y; rq.grid[2] = k.grid.z;
+  rq.block = k.threads;
+  const emu::KernelDesc* d = co->kernel(rq.kernel);
+  if (!d) return hostexec::Result{false, "instance " + rq.kernel + " is not in uattn_" + std::string(to_string(arch)) + ".co"};
+  // The launch's LDS is the table's figure; the descriptor declares the static part.
+  rq.dynamic_lds = k.lds_bytes > d->group_segment_fixed_size ? k.lds_bytes - d->group_segment_fixed_size : 0;
+  rq.kernarg.resize(sizeof p);
+  memcpy(rq.kernarg.data(), &p, sizeof p);
+  const std::vector<hostexec::GuardedRange> live = hostexec::guarded_ranges();
+  rq.valid = [&live](uint64_t a, size_t n) {
+    auto it = std::upper_bound(live.begin(), live.end(), a,
+                               [](uint64_t x, const hostexec::GuardedRange& r) { return x < r.base; });
+    if (it == live.begin()) return false;
+    --it;
+    return a >= it->base && a + n <= it->base + it->bytes;
+  };
+  const emu::LaunchResult r = co->launch(rq);
+  res->wave_instructions += r.wave_instructions;
+  res->emu_seconds += r.seconds;
+  if (!r.ok) return hostexec::Result{false, "uattn-emu: " + r.error};
+  return hostexec::Result{true, ""};
+}
+
 hostexec::Result launch(const KernelLaunch& k, const AttnParams& p) {
   HostKernelFn fn = find_host_kernel(k.row->name);
   if (!fn) return hostexec::Result{false, std::string("instance ") + k.row->name + " is not compiled for the host"};
@@ -91,6 +140,13 @@ hostexec::Result launch(const KernelLaunch& k, const AttnParams& p) {
 }
 
 }  // namespace
+
+Engine engine_from_env() {
+  const char* e = std::getenv("UATTN_ENGINE");
+  if (!e || !*e || std::string(e) == "twin") return Engine::kTwin;
+  if (std::string(e) == "isa") return Engine::kIsa;
+  throw std::invalid_argument(std::string("UATTN_ENGINE = '") + e + "': expected 'twin' or 'isa'");
+}
 
 RunResult run_problem(testing::Problem& prob, const RunOptions& opt) {
   RunResult res;
@@ -119,10 +175,13 @@ RunResult run_problem(testing::Problem& prob, const RunOptions& opt) {
   }
   prob.poison_output();
   if (desc.num_seqs > 0) {
-    hostexec::Result r = launch(sel.attention, p);
+    const auto run = [&](const KernelLaunch& k) {
+      return opt.engine == Engine::kIsa ? launch_isa(k, p, opt.arch, &res) : launch(k, p);
+    };
+    hostexec::Result r = run(sel.attention);
     if (!r.ok) { res.error = "launch " + res.instance + ": " + r.error; return res; }
     if (sel.path == Path::k3D && desc.num_tokens > 0) {
-      r = launch(sel.reduce, p);
+      r = run(sel.reduce);
       if (!r.ok) { res.error = "launch " + res.reduce_instance + ": " + r.error; return res; }
     }
   }

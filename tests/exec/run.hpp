@@ -26,8 +26,19 @@ double v_magnitude(const testing::Problem& prob);
 // tolerance_for the problem's dtypes, output_scale and v_magnitude().
 Tolerance tolerance_for(const testing::Problem& prob);
 
+// How an instance is executed on the CPU:
+//   kTwin  the host-compiled twin of the instance (tests/hostexec);
+//   kIsa   the shipped code object, uattn_<arch>.co of this build, instruction
+//          by instruction in the emulator (tools/emu), with every global access
+//          checked against the live guarded buffers.
+enum class Engine { kTwin, kIsa };
+// The engine named by $UATTN_ENGINE ("twin" or "isa"; unset: twin). Throws
+// std::invalid_argument naming the value otherwise.
+Engine engine_from_env();
+
 struct RunOptions {
   Arch arch = Arch::gfx950;
+  Engine engine = Engine::kTwin;
   SelectOptions select;
   bool use_tolerance_override = false;
   Tolerance tol{0, 0};
@@ -41,6 +52,8 @@ struct RunResult {
   Path path = Path::k2D;
   int num_segments = 1;
   testing::CompareResult cmp{};
+  uint64_t wave_instructions = 0;  // kIsa: wave-instructions executed (every launch)
+  double emu_seconds = 0;          // kIsa: host time of the emulated launches
 };
 
 ProblemDesc describe_problem(const testing::Problem& prob, Arch arch);

@@ -6,6 +6,12 @@
 // a q_len 0 sequence, block sizes that are not powers of two or multiples of
 // 16 for generic instances, contexts that end mid-block, qpk 1/4/7/8, and every
 // feature the instance compiles in.
+//
+// Built with UATTN_TEST_ENGINE_ISA (label isa), the same problems run the
+// shipped code object (uattn_<arch>.co of this build) in the instruction-level
+// emulator (tools/emu) instead of the host-compiled twin: compared with the fp64
+// reference, and then with the twin's output on the same problem (both within
+// the instance's tolerance of each other).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -80,6 +86,20 @@ uattn::testing::ProblemSpec spec_for(const InstanceRow& r, int idx, uint64_t h) 
   return s;
 }
 
+#ifdef UATTN_TEST_ENGINE_ISA
+// The output of the last launch as the reference lays it out: [num_tokens][Hq][D].
+std::vector<double> output_values(const uattn::testing::Problem& prob) {
+  const AttnParams& p = prob.params;
+  std::vector<double> v;
+  v.reserve((size_t)p.num_tokens * p.num_q_heads * p.head_size);
+  for (int t = 0; t < p.num_tokens; ++t)
+    for (int h = 0; h < p.num_q_heads; ++h)
+      for (int d = 0; d < p.head_size; ++d)
+        v.push_back(ref::load_element((DType)p.out_dtype, p.out, t * p.o_stride_token + h * p.o_stride_head + d));
+  return v;
+}
+#endif
+
 class Instance : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Instance, MatchesReference) {
@@ -91,6 +111,9 @@ TEST_P(Instance, MatchesReference) {
     auto prob = uattn::testing::make_problem(spec, exec::guarded_allocator());
     exec::RunOptions o;
     o.arch = r->arch;
+#ifdef UATTN_TEST_ENGINE_ISA
+    o.engine = exec::Engine::kIsa;
+#endif
     o.select.filter = r->name;
     o.select.path = r->path == Path::k3D ? ForcePath::k3D : ForcePath::k2D;
     if (r->path == Path::k3D) o.select.num_segments = idx == 0 ? 0 : idx == 1 ? 3 : 7;  // 7 > tiles: empty segments
@@ -101,6 +124,21 @@ TEST_P(Instance, MatchesReference) {
       EXPECT_EQ(res.cmp.nan_count, 0u);
       EXPECT_GT(res.cmp.n, 0u);
     }
+#ifdef UATTN_TEST_ENGINE_ISA
+    if (res.ok) {
+      // The code object's output against the twin's on the same problem.
+      const std::vector<double> isa = output_values(*prob);
+      exec::RunOptions t = o;
+      t.engine = exec::Engine::kTwin;
+      t.use_tolerance_override = true;
+      t.tol = exec::tolerance_for(*prob);
+      exec::RunResult twin = exec::run_problem(*prob, t);
+      // run_problem compared the twin with the reference; compare it with the ISA output too.
+      const uattn::testing::CompareResult c = uattn::testing::compare_output(*prob, isa, t.tol.atol, t.tol.rtol);
+      EXPECT_TRUE(twin.ok) << "problem " << idx << " (twin): " << twin.error;
+      EXPECT_TRUE(c.ok) << "problem " << idx << ": ISA and twin outputs differ: " << c.first_failure;
+    }
+#endif
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -18,14 +19,26 @@
 #include <sstream>
 #include <thread>
 
-#include "code_object.hpp"
+#include "uattn/emu/code_object.hpp"
+#include "uattn/emu/emu.hpp"  // tools/emu
 #include "engine.hpp"         // tests/hostexec
 #include "host_registry.hpp"  // tests/exec
 #include "hipcpu.hpp"
 
 using namespace uattn::hipcpu;
+using namespace uattn::codeobj;
 
 namespace {
+
+// Which executor runs a launched kernel: its host-compiled twin, or the code
+// object's own instructions in the emulator ($UATTN_HIPCPU_ENGINE=isa).
+bool isa_engine() {
+  static const bool isa = [] {
+    const char* e = std::getenv("UATTN_HIPCPU_ENGINE");
+    return e && std::string(e) == "isa";
+  }();
+  return isa;
+}
 
 // ---------------------------------------------------------------- devices --
 struct Device {
@@ -177,6 +190,7 @@ struct ihipModule_t {
   int device = 0;
   CodeObject co;
   std::vector<uint8_t> elf;
+  std::shared_ptr<uattn::emu::CodeObject> isa;  // the emulator's view of `elf` (ISA engine), made on first launch
   std::map<std::string, std::unique_ptr<ihipModuleSymbol_t>> functions;
 };
 struct ihipModuleSymbol_t {
@@ -652,7 +666,7 @@ hipError_t hipModuleGetFunction(hipFunction_t* f, hipModule_t module, const char
   fn->module = module;
   fn->info = info;
   fn->fn = uattn::exec::find_host_kernel(name);
-  if (!fn->fn) {
+  if (!fn->fn && !isa_engine()) {
     g_fault = std::string("hipModuleGetFunction: kernel ") + name +
               " is in the code object but this test build has no host-compiled twin of it";
     return ret(hipErrorNotFound);
@@ -750,6 +764,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsi
   const int device = f->module->device;
   const uint32_t wave = k.wavefront_size;
   const uint32_t lds32 = (uint32_t)lds;
+  ihipModule_t* const mod = f->module;
   enqueue(s, [=] {
     if (s->sticky != hipSuccess) return;  // a faulted stream runs nothing more (sticky error)
     // Every pointer argument must be device memory (a GPU faults on anything else).
@@ -768,6 +783,50 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsi
           s->sticky.store(hipErrorIllegalAddress);
           return;
         }
+    }
+    if (isa_engine()) {
+      // The code object's own bytes, instruction by instruction (tools/emu);
+      // every global access checked against the live allocations.
+      std::vector<std::pair<uintptr_t, size_t>> live;
+      std::shared_ptr<uattn::emu::CodeObject> co;
+      std::string err;
+      {
+        std::lock_guard<std::mutex> g(g_mu);
+        for (const auto& [base, a] : g_allocs) live.emplace_back(base, std::max<size_t>(a.bytes, 1));
+        try {
+          if (!mod->isa) mod->isa = uattn::emu::CodeObject::load(mod->elf);
+          co = mod->isa;
+        } catch (const std::exception& e) {
+          err = e.what();
+        }
+      }
+      uattn::emu::LaunchResult r;
+      if (co) {
+        uattn::emu::LaunchRequest rq;
+        rq.kernel = name;
+        rq.grid[0] = gx; rq.grid[1] = gy; rq.grid[2] = gz;
+        rq.block = bx;
+        rq.dynamic_lds = shared_bytes;
+        rq.kernarg.assign(kernarg.begin(), kernarg.begin() + explicit_size);
+        rq.valid = [&live](uint64_t a, size_t n) {
+          auto it = std::upper_bound(live.begin(), live.end(), std::make_pair(uintptr_t(a), ~size_t(0)));
+          if (it == live.begin()) return false;
+          --it;
+          return a >= it->first && a + n <= it->first + it->second;
+        };
+        std::lock_guard<std::mutex> g(g_exec_mu);
+        r = co->launch(rq);
+      } else {
+        r.ok = false;
+        r.error = err;
+      }
+      std::lock_guard<std::mutex> g(g_mu);
+      g_launches.push_back(LaunchRecord{device, name, {gx, gy, gz}, bx, lds32, s->is_null ? nullptr : s});
+      if (!r.ok) {
+        g_fault = "uattn-emu: " + r.error;
+        s->sticky.store(hipErrorLaunchFailure);
+      }
+      return;
     }
     uattn::hostexec::Launch launch{};
     launch.kernel_name = name.c_str();

@@ -10,11 +10,12 @@
 #include <iterator>
 #include <thread>
 
-#include "code_object.hpp"
+#include "uattn/emu/code_object.hpp"
 #include "hipcpu.hpp"
 #include "uattn/kernel/params.hpp"
 
 using namespace uattn::hipcpu;
+using namespace uattn::codeobj;
 
 namespace {
 

@@ -51,6 +51,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdarg>
@@ -822,6 +823,15 @@ void guarded_free(void* p) {
   }
   fprintf(stderr, "uattn hostexec: guarded_free(%p): not a guarded_alloc pointer\n", p);
   std::abort();
+}
+
+std::vector<GuardedRange> guarded_ranges() {
+  std::vector<GuardedRange> out;
+  std::lock_guard<std::mutex> lk(g_guarded_mu);
+  for (const GuardedSlot& g : g_guarded)
+    if (g.used.load(std::memory_order_acquire)) out.push_back({reinterpret_cast<uintptr_t>(g.base), g.bytes, g.name});
+  std::sort(out.begin(), out.end(), [](const GuardedRange& a, const GuardedRange& b) { return a.base < b.base; });
+  return out;
 }
 
 }  // namespace uattn::hostexec

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include <string>
+#include <vector>
 
 #include "uattn/kernel/params.hpp"
 
@@ -66,6 +67,12 @@ Result launch(KernelFn fn, const Launch& l, const uattn::AttnParams& p);
 void* guarded_alloc(size_t bytes, const char* name);
 // Frees a pointer returned by guarded_alloc (nullptr: no-op).
 void guarded_free(void* p);
+
+// The live guarded buffers as [base, base + bytes) ranges with their names,
+// sorted by base (for executors that check every access themselves, e.g. the
+// instruction-level emulator of tools/emu).
+struct GuardedRange { uintptr_t base; size_t bytes; std::string name; };
+std::vector<GuardedRange> guarded_ranges();
 
 // Typed convenience wrapper.
 template <class T>

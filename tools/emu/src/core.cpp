@@ -124,25 +124,29 @@ void Ctx::set_sgpr(int slot, uint32_t v) {
   w.s_pend[slot] = 0;
 }
 uint32_t Ctx::vgpr(int reg, int lane) {
-  if (reg >= kMaxVgpr) fail("v" + std::to_string(reg) + " out of range");
+  if (reg >= L.vgpr_limit)
+    fail("v" + std::to_string(reg) + " beyond the " + std::to_string(L.vgpr_limit) + " VGPRs the descriptor allocates");
   if (w.v_pend[reg]) pending_read("v", reg, w.v_pend[reg], w);
   if (!w.v_written[reg]) note_uninit("v", reg);
   return w.v[(size_t)reg * kLanes + lane];
 }
 void Ctx::set_vgpr(int reg, int lane, uint32_t v) {
-  if (reg >= kMaxVgpr) fail("v" + std::to_string(reg) + " out of range");
+  if (reg >= L.vgpr_limit)
+    fail("v" + std::to_string(reg) + " beyond the " + std::to_string(L.vgpr_limit) + " VGPRs the descriptor allocates");
   w.v[(size_t)reg * kLanes + lane] = v;
   w.v_written[reg] = 1;
   w.v_pend[reg] = 0;
 }
 uint32_t Ctx::agpr(int reg, int lane) {
-  if (reg >= kMaxAgpr) fail("a" + std::to_string(reg) + " out of range");
+  if (reg >= L.agpr_limit)
+    fail("a" + std::to_string(reg) + " beyond the " + std::to_string(L.agpr_limit) + " AGPRs the descriptor allocates");
   if (w.a_pend[reg]) pending_read("a", reg, w.a_pend[reg], w);
   if (!w.a_written[reg]) note_uninit("a", reg);
   return w.a[(size_t)reg * kLanes + lane];
 }
 void Ctx::set_agpr(int reg, int lane, uint32_t v) {
-  if (reg >= kMaxAgpr) fail("a" + std::to_string(reg) + " out of range");
+  if (reg >= L.agpr_limit)
+    fail("a" + std::to_string(reg) + " beyond the " + std::to_string(L.agpr_limit) + " AGPRs the descriptor allocates");
   w.a[(size_t)reg * kLanes + lane] = v;
   w.a_written[reg] = 1;
   w.a_pend[reg] = 0;

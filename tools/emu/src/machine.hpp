@@ -197,6 +197,7 @@ struct LaunchState {
   std::vector<std::string>* warnings = nullptr;
   uint64_t scratch_magic = 0;     // base address given to the private segment buffer
   uint64_t scratch_bytes = 0;     // per lane
+  int vgpr_limit = kMaxVgpr, agpr_limit = kMaxAgpr;  // registers the descriptor allocates
   bool check_uninit = true;
   int uninit_reported = 0;
 };

@@ -362,7 +362,7 @@ std::map<std::string, Program> parse_disassembly(const std::string& text, Gen ge
     // branches: SOPP SIMM16 in dwords from the next instruction (ISA: "Program flow")
     if (in.base.rfind("s_cbranch", 0) == 0 || in.base == "s_branch") {
       if (in.nops < 1 || in.ops[0].kind != Operand::kInt) fail("branch without offset: " + in.text);
-      in.simm = in.ops[0].ival;
+      in.simm = (int16_t)(uint16_t)(in.ops[0].ival & 0xffff);  // SIMM16, printed unsigned
     } else if (in.base == "s_nop" || in.base == "s_movk_i32" || in.base == "s_addk_i32" || in.base == "s_mulk_i32") {
       if (in.nops > 0 && in.ops[in.nops - 1].kind == Operand::kInt) in.simm = in.ops[in.nops - 1].ival;
     }

@@ -32,9 +32,13 @@ struct KernelDesc {
   uint32_t kernarg_size = 0;
   uint32_t rsrc1 = 0, rsrc2 = 0, rsrc3 = 0;
   uint16_t code_properties = 0;
+  uint16_t kernarg_preload = 0;           // KERNARG_PRELOAD_SPEC (gfx950)
   int64_t entry_offset = 0;               // kernel_code_entry_byte_offset
   uint64_t kd_addr = 0;                   // address of "<name>.kd"
   uint32_t wavefront_size = 64;
+  uint32_t max_flat_workgroup_size = 0;   // metadata
+  uint32_t kernarg_segment_size = 0;      // metadata
+  std::string function;                   // the function symbol at the entry point
   struct Arg { std::string value_kind; uint32_t offset = 0, size = 0; };
   std::vector<Arg> args;                  // metadata, explicit then hidden
 };
@@ -50,7 +54,7 @@ struct LaunchRequest {
   // Global memory check: true when [addr, addr+bytes) may be accessed. Null:
   // every address is accessed as host memory unchecked.
   std::function<bool(uint64_t addr, size_t bytes)> valid;
-  bool trace = false;             // keep per-wave instruction counts per address
+  unsigned threads = 0;           // host threads running workgroups (0: one per core)
 };
 
 struct LaunchResult {
@@ -67,7 +71,9 @@ class CodeObject {
   // `elf`: one AMDGPU ELF code object. Throws std::runtime_error naming what is
   // wrong (not an AMDGPU ELF, no kernel descriptors, disassembler missing).
   static std::shared_ptr<CodeObject> load(const std::vector<uint8_t>& elf);
-  static std::shared_ptr<CodeObject> load_file(const std::string& path);  // .co / .hsaco, or a bundle (first AMDGPU entry)
+  // `path`: an ELF code object (.co / .hsaco), or an offload bundle (plain or
+  // compressed) from which the code object for `processor` is taken.
+  static std::shared_ptr<CodeObject> load_file(const std::string& path, const std::string& processor = "");
   virtual ~CodeObject() = default;
   virtual const std::string& processor() const = 0;  // "gfx950", "gfx1030"
   virtual std::vector<std::string> kernels() const = 0;
@@ -78,6 +84,7 @@ class CodeObject {
   virtual std::vector<std::string> unimplemented() const = 0;
   // Opcode -> count of static sites, over every kernel.
   virtual std::vector<std::pair<std::string, size_t>> opcode_census() const = 0;
+  virtual std::vector<uint8_t> elf() const = 0;  // the code object's bytes
 };
 
 }  // namespace uattn::emu

@@ -1,5 +1,5 @@
 // Reading AMDGPU code objects the way the HIP runtime's loader does, for the
-// CPU-backed HIP device (tests/hipcpu). No HIP dependency.
+// CPU-backed HIP device (tests/hipcpu) and the emulator (uattn-emu). No HIP dependency.
 //
 // Formats (public sources):
 //   - ELF64: the System V gABI; AMDGPU specifics (e_machine EM_AMDGPU = 224,
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace uattn::hipcpu {
+namespace uattn::codeobj {
 
 struct KernelArg {
   std::string value_kind;  // "by_value", "global_buffer", "hidden_*", ...
@@ -75,4 +75,4 @@ LoadResult load_image(const void* image, const TargetId& device, CodeObject* out
 // tables to find the end): 0 when unrecognised.
 size_t image_size(const uint8_t* p);
 
-}  // namespace uattn::hipcpu
+}  // namespace uattn::codeobj

@@ -1,4 +1,4 @@
-#include "code_object.hpp"
+#include "uattn/emu/code_object.hpp"
 
 #include <elf.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 #include <msgpack.hpp>
 #include <sstream>
 
-namespace uattn::hipcpu {
+namespace uattn::codeobj {
 namespace {
 
 // LLVM AMDGPUUsage.rst, "ELF Header" / "AMDGPU ELF Header e_flags".
@@ -340,4 +340,4 @@ LoadResult load_image(const void* image, const TargetId& dev, CodeObject* co, st
   return {};
 }
 
-}  // namespace uattn::hipcpu
+}  // namespace uattn::codeobj
