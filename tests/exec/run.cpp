@@ -91,10 +91,11 @@ std::shared_ptr<emu::CodeObject> code_object(Arch arch) {
   return co;
 }
 
-hostexec::Result launch_isa(const KernelLaunch& k, const AttnParams& p, Arch arch, RunResult* res) {
-  std::shared_ptr<emu::CodeObject> co;
+hostexec::Result launch_isa(const KernelLaunch& k, const AttnParams& p, const RunOptions& opt, RunResult* res) {
+  const Arch arch = opt.arch;
+  std::shared_ptr<emu::CodeObject> co = opt.code_object;
   try {
-    co = code_object(arch);
+    if (!co) co = code_object(arch);
   } catch (const std::exception& e) {
     return hostexec::Result{false, e.what()};
   }
@@ -104,8 +105,9 @@ hostexec::Result launch_isa(const KernelLaunch& k, const AttnParams& p, Arch arc
   rq.block = k.threads;
   const emu::KernelDesc* d = co->kernel(rq.kernel);
   if (!d) return hostexec::Result{false, "instance " + rq.kernel + " is not in uattn_" + std::string(to_string(arch)) + ".co"};
-  // The launch's LDS is the table's figure; the descriptor declares the static part.
-  rq.dynamic_lds = k.lds_bytes > d->group_segment_fixed_size ? k.lds_bytes - d->group_segment_fixed_size : 0;
+  // As the runtime launches (dispatch/src/runtime.cpp: sharedMemBytes 0): the
+  // workgroup gets the LDS its descriptor declares, nothing more.
+  rq.dynamic_lds = 0;
   rq.kernarg.resize(sizeof p);
   memcpy(rq.kernarg.data(), &p, sizeof p);
   const std::vector<hostexec::GuardedRange> live = hostexec::guarded_ranges();
@@ -176,7 +178,7 @@ RunResult run_problem(testing::Problem& prob, const RunOptions& opt) {
   prob.poison_output();
   if (desc.num_seqs > 0) {
     const auto run = [&](const KernelLaunch& k) {
-      return opt.engine == Engine::kIsa ? launch_isa(k, p, opt.arch, &res) : launch(k, p);
+      return opt.engine == Engine::kIsa ? launch_isa(k, p, opt, &res) : launch(k, p);
     };
     hostexec::Result r = run(sel.attention);
     if (!r.ok) { res.error = "launch " + res.instance + ": " + r.error; return res; }

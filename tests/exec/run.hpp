@@ -1,9 +1,11 @@
 // The real execution path on the CPU: problem -> lookup table -> instance ->
 // emulated launch (tests/hostexec) -> comparison with the fp64 reference.
 #pragma once
+#include <memory>
 #include <string>
 
 #include "problem.hpp"  // tests/common
+#include "uattn/emu/emu.hpp"  // tools/emu
 #include "uattn/table.hpp"
 
 namespace uattn::exec {
@@ -39,6 +41,9 @@ Engine engine_from_env();
 struct RunOptions {
   Arch arch = Arch::gfx950;
   Engine engine = Engine::kTwin;
+  // kIsa: the code object to run instead of this build's uattn_<arch>.co (a
+  // binary-level mutant, say); null: the build's.
+  std::shared_ptr<emu::CodeObject> code_object;
   SelectOptions select;
   bool use_tolerance_override = false;
   Tolerance tol{0, 0};

@@ -7,6 +7,8 @@
 //   uattn-run --arch gfx1030 --head-size 80 --block-size 13 --dtype bf16 --kv-dtype fp8e4m3 \
 //             --seqs 3:100 --window 20 --sinks --path 3d --segments 5
 //
+//   uattn-run --engine isa --arch gfx950 --seqs 5:70   (the shipped code object, in the emulator)
+//
 // Without --instance the lookup table chooses (auto path unless --path).
 // Exit status: 0 match, 1 mismatch / launch failure / not served, 2 usage error.
 #include <cstdio>
@@ -42,6 +44,11 @@ int main(int argc, char** argv) {
   for (Arch a : kArchs) arch_choices.push_back(to_string(a));
   app.add_option("--arch", arch, arch_list())->check(CLI::IsMember(arch_choices));
   app.add_option("--instance", instance, "instance name (a glob is accepted; default: the table's choice)");
+  std::string engine = "twin";
+  app.add_option("--engine", engine,
+                 "twin: the host-compiled twin; isa: the shipped code object (uattn_<arch>.co of this build) in the "
+                 "instruction-level emulator")
+      ->check(CLI::IsMember({"twin", "isa"}));
   app.add_option("--seqs", seqs, "q_len:kv_len per sequence, comma separated");
   app.add_option("--head-size", s.head_size, "head size D");
   app.add_option("--block-size", s.block_size, "paged-cache block size (any >= 1)");
@@ -99,6 +106,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   exec::RunOptions o;
+  o.engine = engine == "isa" ? exec::Engine::kIsa : exec::Engine::kTwin;
   arch_from_name(arch, &o.arch);
   o.select.filter = instance;
   o.select.path = path == "2d" ? ForcePath::k2D : path == "3d" ? ForcePath::k3D : ForcePath::kAuto;
@@ -119,6 +127,10 @@ int main(int argc, char** argv) {
     std::printf("FAILED    %s\n", r.error.c_str());
     return 1;
   }
+  if (o.engine == exec::Engine::kIsa)
+    std::printf("emulated  %llu wave-instructions in %.2f s (%.2f M wave-instructions/s)\n",
+                (unsigned long long)r.wave_instructions, r.emu_seconds,
+                r.emu_seconds > 0 ? r.wave_instructions / r.emu_seconds / 1e6 : 0.0);
   std::printf("OK\n");
   return 0;
 }

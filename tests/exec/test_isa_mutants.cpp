@@ -1,0 +1,171 @@
+// Binary-level mutants of the shipped code objects (label isa): each patches the
+// bytes of one kernel of this build's uattn_<arch>.co, the way a compiler or
+// packaging bug would, and the instruction-level emulator (tools/emu) must
+// refuse the result, or its output must miss the fp64 reference:
+//   waitcnt_removed   the kernel's first s_waitcnt becomes s_nop 0 (a load's
+//                     result read before the wait that covers it);
+//   mfma_swapped      the SRC0 / SRC1 fields of one v_mfma are exchanged
+//                     (gfx950 only: gfx1030 has no MFMA);
+//   lds_shrunk        the kernel descriptor's GROUP_SEGMENT_FIXED_SIZE halved;
+//   exec_restore_dropped  the first `s_or_b64 exec, exec, s[..]` (gfx950) /
+//                     `s_or_b32 exec_lo, exec_lo, s..` (gfx1030), which ends a
+//                     divergent region, becomes s_nop 0.
+// Encodings: s_nop 0 is SOPP 0xBF800000 on both architectures; VOP3P-MAI keeps
+// SRC0 in bits [8:0] and SRC1 in bits [17:9] of its second dword (AMD CDNA4 ISA
+// guide, "VOP3P-MAI"). The unmutated kernel passes the same problem first, so a
+// mutant caught is the mutation's doing.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "run.hpp"
+
+using namespace uattn;
+
+namespace {
+
+constexpr uint32_t kSNop0 = 0xBF800000u;
+
+struct Mutant {
+  std::string kernel;   // the instance mutated
+  std::string what;     // the instruction / field changed
+  std::shared_ptr<emu::CodeObject> co;
+};
+
+std::shared_ptr<emu::CodeObject> base_object(Arch a) {
+  return emu::CodeObject::load_file(std::string(UATTN_CODE_OBJECT_DIR) + "/uattn_" + to_string(a) + ".co");
+}
+
+std::vector<std::string> ci_instances(Arch a) {
+  std::vector<std::string> out;
+  std::ifstream in(UATTN_INSTANCE_LIST);
+  std::string line;
+  const std::string prefix = std::string("uattn_") + to_string(a) + "_2d_";
+  while (std::getline(in, line))
+    if (line.rfind(prefix, 0) == 0) out.push_back(line);
+  return out;
+}
+
+// The first instance of the ci subset (2D, `a`) with an instruction `pick`
+// accepts; the mutation `patch` applied to the ELF bytes there.
+Mutant mutate(Arch a, const std::function<bool(const emu::Instruction&)>& pick,
+              const std::function<void(std::vector<uint8_t>&, const emu::Instruction&)>& patch) {
+  auto base = base_object(a);
+  for (const std::string& k : ci_instances(a))
+    for (const emu::Instruction& in : base->instructions(k))
+      if (pick(in)) {
+        std::vector<uint8_t> elf = base->elf();
+        patch(elf, in);
+        return Mutant{k, in.text, emu::CodeObject::load(elf)};
+      }
+  return Mutant{};
+}
+
+uattn::testing::ProblemSpec spec_for(const InstanceRow& r) {
+  uattn::testing::ProblemSpec s{};
+  s.q_dtype = r.q_dtype;
+  s.kv_dtype = r.kv_dtype;
+  s.out_dtype = r.q_dtype;
+  s.head_size = r.head_size;
+  s.block_size = r.block_size > 0 ? r.block_size : 16;
+  s.num_kv_heads = 2;
+  s.num_q_heads = 8;
+  s.seqs = {{1, 37}, {17, 40}};
+  if (s.kv_dtype == DType::fp8e4m3) { s.k_scale = 0.75f; s.v_scale = 1.25f; }
+  s.seed = 7;
+  return s;
+}
+
+const InstanceRow* row_of(const std::string& name) {
+  for (const InstanceRow& r : all_rows())
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
+// Runs the instance of `m` on one problem with the original and with the mutant.
+void expect_caught(Arch a, const Mutant& m) {
+  ASSERT_FALSE(m.kernel.empty()) << "no ci instance has the instruction to mutate";
+  const InstanceRow* r = row_of(m.kernel);
+  ASSERT_NE(r, nullptr);
+  auto prob = uattn::testing::make_problem(spec_for(*r), exec::guarded_allocator());
+  exec::RunOptions o;
+  o.arch = a;
+  o.engine = exec::Engine::kIsa;
+  o.select.filter = m.kernel;
+  o.select.path = ForcePath::k2D;
+  const exec::RunResult good = exec::run_problem(*prob, o);
+  ASSERT_TRUE(good.ok) << m.kernel << " unmutated: " << good.error;
+  o.code_object = m.co;
+  const exec::RunResult bad = exec::run_problem(*prob, o);
+  EXPECT_FALSE(bad.ok) << m.kernel << ": the mutant (" << m.what << ") was not caught";
+  std::printf("%s: %s -> %s\n", m.kernel.c_str(), m.what.c_str(), bad.error.substr(0, 300).c_str());
+}
+
+void put32(std::vector<uint8_t>& elf, uint64_t off, uint32_t v) { memcpy(elf.data() + off, &v, 4); }
+
+class IsaMutant : public ::testing::TestWithParam<Arch> {};
+
+TEST_P(IsaMutant, WaitcntRemoved) {
+  const Mutant m = mutate(
+      GetParam(), [](const emu::Instruction& i) { return i.mnemonic == "s_waitcnt"; },
+      [](std::vector<uint8_t>& e, const emu::Instruction& i) { put32(e, i.file_offset, kSNop0); });
+  expect_caught(GetParam(), m);
+}
+
+TEST_P(IsaMutant, ExecRestoreDropped) {
+  const bool w64 = GetParam() == Arch::gfx950;
+  const Mutant m = mutate(
+      GetParam(),
+      [w64](const emu::Instruction& i) {
+        return i.size == 4 && (w64 ? i.text.rfind("s_or_b64 exec, exec, s", 0) == 0
+                                   : i.text.rfind("s_or_b32 exec_lo, exec_lo, s", 0) == 0);
+      },
+      [](std::vector<uint8_t>& e, const emu::Instruction& i) { put32(e, i.file_offset, kSNop0); });
+  expect_caught(GetParam(), m);
+}
+
+TEST_P(IsaMutant, LdsShrunk) {
+  auto base = base_object(GetParam());
+  Mutant m;
+  for (const std::string& k : ci_instances(GetParam())) {
+    const emu::KernelDesc* d = base->kernel(k);
+    if (!d || d->group_segment_fixed_size < 256) continue;
+    std::vector<uint8_t> elf = base->elf();
+    const uint32_t half = d->group_segment_fixed_size / 2;
+    put32(elf, d->kd_file_offset, half);  // GROUP_SEGMENT_FIXED_SIZE: bytes 0-3 of the descriptor
+    m = Mutant{k, "GROUP_SEGMENT_FIXED_SIZE " + std::to_string(d->group_segment_fixed_size) + " -> " + std::to_string(half),
+               emu::CodeObject::load(elf)};
+    break;
+  }
+  expect_caught(GetParam(), m);
+}
+
+TEST_P(IsaMutant, MfmaSourcesSwapped) {
+  if (GetParam() != Arch::gfx950) GTEST_SKIP() << "gfx1030 has no MFMA";
+  const Mutant m = mutate(
+      GetParam(), [](const emu::Instruction& i) { return i.mnemonic.rfind("v_mfma_", 0) == 0 && i.size == 8; },
+      [](std::vector<uint8_t>& e, const emu::Instruction& i) {
+        uint32_t w1;
+        memcpy(&w1, e.data() + i.file_offset + 4, 4);
+        const uint32_t s0 = w1 & 0x1ffu, s1 = (w1 >> 9) & 0x1ffu;
+        w1 = (w1 & ~0x3ffffu) | s1 | (s0 << 9);
+        memcpy(e.data() + i.file_offset + 4, &w1, 4);
+      });
+  ASSERT_FALSE(m.kernel.empty());
+  // The patched instruction must still decode as the same MFMA with the sources exchanged.
+  for (const emu::Instruction& in : m.co->instructions(m.kernel))
+    if (in.text.rfind(m.what.substr(0, m.what.find(' ')), 0) == 0 && in.text != m.what) {
+      std::printf("mutated: %s\n   was: %s\n", in.text.c_str(), m.what.c_str());
+      break;
+    }
+  expect_caught(GetParam(), m);
+}
+
+INSTANTIATE_TEST_SUITE_P(Arch, IsaMutant, ::testing::Values(Arch::gfx950, Arch::gfx1030),
+                         [](const ::testing::TestParamInfo<Arch>& i) { return std::string(to_string(i.param)); });
+
+}  // namespace
