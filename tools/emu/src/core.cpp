@@ -412,20 +412,22 @@ void Ctx::gwrite(uint64_t addr, const void* src, size_t bytes) {
   memcpy(reinterpret_cast<void*>(addr), src, bytes);
 }
 
-// LDS race check: a dword touched by two waves between two barriers, one of
-// the accesses a write (the host engine's rule; ISA: LDS ordering between waves
-// is only guaranteed by s_barrier after s_waitcnt lgkmcnt(0)).
+// LDS race check: a byte touched by two waves between two barriers, one of the
+// accesses a write (the host engine's rule; ISA: LDS ordering between waves is
+// only guaranteed by s_barrier after s_waitcnt lgkmcnt(0)). Tracked per byte:
+// waves that write different halves of one dword do not race.
 static void lds_track(Ctx& c, uint32_t addr, size_t bytes, bool write) {
   if (c.wg.waves.size() < 2) return;
   const uint32_t e = c.wg.epoch;
   const int me = c.w.id;
-  for (uint32_t d = addr / 4; d <= (addr + bytes - 1) / 4 && d < c.wg.lds_info.size(); ++d) {
-    LdsAccessInfo& a = c.wg.lds_info[d];
+  const uint64_t end = std::min<uint64_t>(uint64_t(addr) + bytes, c.wg.lds_info.size());
+  for (uint64_t b = addr; b < end; ++b) {
+    LdsAccessInfo& a = c.wg.lds_info[b];
     if (a.w_epoch == e && a.w_wave != me)
-      fail("LDS race: dword at " + std::to_string(d * 4) + " written by wave " + std::to_string(a.w_wave) +
+      fail("LDS race: byte at " + std::to_string(b) + " written by wave " + std::to_string(a.w_wave) +
            (write ? " and written" : " and read") + " by wave " + std::to_string(me) + " with no barrier between");
     if (write && a.r_epoch == e && (a.r_waves & ~(1ull << me)))
-      fail("LDS race: dword at " + std::to_string(d * 4) + " read by another wave and written by wave " +
+      fail("LDS race: byte at " + std::to_string(b) + " read by another wave and written by wave " +
            std::to_string(me) + " with no barrier between");
     if (write) {
       a.w_epoch = e;
@@ -495,16 +497,22 @@ static void retire(Wave& w, const Pending& p) {
 }
 
 // ISA "S_WAITCNT": VM_CNT counts vector memory operations, which return in
-// issue order (gfx10: loads only; stores in VS_CNT); LGKM_CNT counts LDS (in
-// order) and SMEM (out of order: only lgkmcnt(0) guarantees an SMEM result).
+// issue order (gfx10: loads only; stores in VS_CNT); LGKM_CNT counts LDS and
+// FLAT (in order with each other) and SMEM (out of order: only lgkmcnt(0)
+// guarantees an SMEM result). A FLAT operation sits in both counters and is
+// complete when either wait covers it.
 void Ctx::wait(int vm, int lgkm, int vs) {
-  auto retire_ctr = [&](Counter c, int keep) {
-    if (keep < 0) return;
+  // Retires the oldest entries of one counter down to `keep`; returns the
+  // youngest FLAT entry retired (0: none).
+  auto retire_ctr = [&](int keep, auto in_ctr) -> uint64_t {
+    uint64_t flat = 0;
+    if (keep < 0) return flat;
     int n = 0;
-    for (const Pending& p : w.pending) n += p.ctr == c;
+    for (const Pending& p : w.pending) n += in_ctr(p);
     int drop = n - keep;
     for (auto it = w.pending.begin(); it != w.pending.end() && drop > 0;) {
-      if (it->ctr == c) {
+      if (in_ctr(*it)) {
+        if (it->lgkm_too) flat = it->seq;
         retire(w, *it);
         it = w.pending.erase(it);
         --drop;
@@ -512,11 +520,15 @@ void Ctx::wait(int vm, int lgkm, int vs) {
         ++it;
       }
     }
+    return flat;
   };
-  retire_ctr(Counter::kVm, vm);
-  retire_ctr(Counter::kVs, vs);
-  retire_ctr(Counter::kLgkmLds, lgkm);
-  if (lgkm == 0) retire_ctr(Counter::kLgkmSmem, 0);
+  retire_ctr(vm, [](const Pending& p) { return p.ctr == Counter::kVm; });
+  retire_ctr(vs, [](const Pending& p) { return p.ctr == Counter::kVs; });
+  // A FLAT operation retired through LGKM_CNT has returned its data; vector
+  // memory returns in issue order, so every older VM_CNT operation has too.
+  const uint64_t flat = retire_ctr(lgkm, [](const Pending& p) { return p.ctr == Counter::kLgkmLds || p.lgkm_too; });
+  if (flat) retire_ctr(0, [flat](const Pending& p) { return p.ctr == Counter::kVm && p.seq < flat; });
+  if (lgkm == 0) retire_ctr(0, [](const Pending& p) { return p.ctr == Counter::kLgkmSmem; });
 }
 
 }  // namespace uattn::emu

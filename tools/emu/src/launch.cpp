@@ -125,6 +125,13 @@ struct Elf {
       }
     }
   }
+  // The file offset of virtual address `va` (in a section with file bytes), or ~0.
+  uint64_t file_offset(uint64_t va) const {
+    for (const Elf64_Shdr& s : sh)
+      if (s.sh_type != SHT_NOBITS && s.sh_addr && va >= s.sh_addr && va < s.sh_addr + s.sh_size)
+        return s.sh_offset + (va - s.sh_addr);
+    return ~0ull;
+  }
   // `n` bytes at virtual address `va` of section `shndx`.
   bool read(uint16_t shndx, uint64_t va, void* dst, size_t n) const {
     if (shndx >= sh.size()) return false;
@@ -181,6 +188,7 @@ class CodeObjectImpl final : public CodeObject {
       memcpy(&d.code_properties, kd + 56, 2);
       memcpy(&d.kernarg_preload, kd + 58, 2);
       d.kd_addr = it->second.value;
+      d.kd_file_offset = e.file_offset(d.kd_addr);
       d.wavefront_size = (d.code_properties & kPropWave32) ? 32 : 64;
       if (d.wavefront_size != k.wavefront_size)
         throw std::runtime_error("uattn-emu: kernel " + k.name + ": the descriptor says wave" +
@@ -213,6 +221,15 @@ class CodeObjectImpl final : public CodeObject {
   std::vector<std::string> unimplemented() const override;
   std::vector<std::pair<std::string, size_t>> opcode_census() const override;
   std::vector<uint8_t> elf() const override { return elf_; }
+  std::vector<Instruction> instructions(const std::string& kernel) const override {
+    const KernelDesc* d = this->kernel(kernel);
+    if (!d) return {};
+    const Program& p = program(d->function);
+    const Elf e(elf_);
+    std::vector<Instruction> out;
+    for (const Inst& in : p.insts) out.push_back(Instruction{in.addr, e.file_offset(in.addr), in.size, in.mnemonic, in.text});
+    return out;
+  }
 
  private:
   const Program& program(const std::string& function) const {
@@ -494,7 +511,7 @@ struct Runner {
   void run_group(Workgroup& wg, uint32_t x, uint32_t y, uint32_t z) {
     wg.id[0] = x; wg.id[1] = y; wg.id[2] = z;
     wg.lds.assign(L.lds_bytes, 0xff);
-    wg.lds_info.assign((L.lds_bytes + 3) / 4, LdsAccessInfo{});
+    wg.lds_info.assign(L.lds_bytes, LdsAccessInfo{});
     wg.epoch = 1;
     const int nw = (int)((req.block + L.wave_size - 1) / L.wave_size);
     wg.waves.resize(nw);

@@ -136,6 +136,8 @@ struct Pending {
   uint64_t addr;          // of the issuing instruction
   std::vector<uint16_t> vregs, aregs, sregs;
   uint32_t lds_lo = 0, lds_hi = 0;  // LDS bytes written by a load-to-LDS
+  bool lgkm_too = false;  // FLAT: counted in LGKM_CNT as well (in order with LDS), as LLVM's
+                          // SIInsertWaitcnts counts a flat access that may reach LDS
 };
 
 struct Workgroup;
@@ -169,7 +171,7 @@ struct Wave {
   uint64_t lane_mask() const { return size == 64 ? ~0ull : 0xffffffffull; }
 };
 
-struct LdsAccessInfo {  // per LDS dword: race detection between barriers
+struct LdsAccessInfo {  // per LDS byte: race detection between barriers
   uint32_t w_epoch = 0, r_epoch = 0;
   int16_t w_wave = -1;
   uint64_t r_waves = 0;
@@ -178,7 +180,7 @@ struct LdsAccessInfo {  // per LDS dword: race detection between barriers
 struct Workgroup {
   uint32_t id[3] = {0, 0, 0};
   std::vector<uint8_t> lds;
-  std::vector<LdsAccessInfo> lds_info;  // one per dword
+  std::vector<LdsAccessInfo> lds_info;  // one per byte
   uint32_t epoch = 1;                   // barriers passed + 1
   std::vector<Wave> waves;
 };

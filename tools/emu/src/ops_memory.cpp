@@ -148,6 +148,7 @@ void vmem_load(Ctx& c, const Inst& in, Kind kind, int bytes) {
   const bool has_saddr = saddr_present(c, in, kind, 2, sbase);
   const Operand& d = in.ops[0];
   Pending& p = c.issue(Counter::kVm);
+  p.lgkm_too = kind == Kind::kFlat;
   c.each(in, [&](int l) {
     const uint64_t a = vmem_addr(c, in, kind, 1, 2, sbase, has_saddr, l);
     uint32_t buf[4] = {0, 0, 0, 0};
@@ -172,7 +173,7 @@ void vmem_store(Ctx& c, const Inst& in, Kind kind, int bytes, bool hi16 = false)
     if (hi16) buf[0] >>= 16;
     c.gwrite(a, buf, size_t(bytes));
   });
-  c.issue(store_counter(c));
+  c.issue(store_counter(c)).lgkm_too = kind == Kind::kFlat;
 }
 
 void op_flat_load_dword(Ctx& c, const Inst& in) { vmem_load(c, in, Kind::kFlat, 4); }

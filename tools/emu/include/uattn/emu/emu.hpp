@@ -35,12 +35,20 @@ struct KernelDesc {
   uint16_t kernarg_preload = 0;           // KERNARG_PRELOAD_SPEC (gfx950)
   int64_t entry_offset = 0;               // kernel_code_entry_byte_offset
   uint64_t kd_addr = 0;                   // address of "<name>.kd"
+  uint64_t kd_file_offset = 0;            // where its 64 bytes lie in the ELF file
   uint32_t wavefront_size = 64;
   uint32_t max_flat_workgroup_size = 0;   // metadata
   uint32_t kernarg_segment_size = 0;      // metadata
   std::string function;                   // the function symbol at the entry point
   struct Arg { std::string value_kind; uint32_t offset = 0, size = 0; };
   std::vector<Arg> args;                  // metadata, explicit then hidden
+};
+
+// One decoded instruction (LLVM's disassembly), for tools and binary-level tests.
+struct Instruction {
+  uint64_t addr = 0, file_offset = 0;  // virtual address; byte offset in the ELF file
+  uint32_t size = 4;                   // encoded bytes
+  std::string mnemonic, text;          // "v_mfma_f32_16x16x32_f16", the whole line
 };
 
 struct LaunchRequest {
@@ -85,6 +93,8 @@ class CodeObject {
   // Opcode -> count of static sites, over every kernel.
   virtual std::vector<std::pair<std::string, size_t>> opcode_census() const = 0;
   virtual std::vector<uint8_t> elf() const = 0;  // the code object's bytes
+  // The instructions of a kernel's function in address order (empty: no such kernel).
+  virtual std::vector<Instruction> instructions(const std::string& kernel) const = 0;
 };
 
 }  // namespace uattn::emu
