@@ -118,7 +118,9 @@ hostexec::Result launch_isa(const KernelLaunch& k, const AttnParams& p, const Ru
     --it;
     return a >= it->base && a + n <= it->base + it->bytes;
   };
+  rq.profile = opt.profile;
   const emu::LaunchResult r = co->launch(rq);
+  if (opt.profile && res->executed.empty()) res->executed = r.executed;
   res->wave_instructions += r.wave_instructions;
   res->emu_seconds += r.seconds;
   if (!r.ok) return hostexec::Result{false, "uattn-emu: " + r.error};

@@ -44,6 +44,7 @@ struct RunOptions {
   // kIsa: the code object to run instead of this build's uattn_<arch>.co (a
   // binary-level mutant, say); null: the build's.
   std::shared_ptr<emu::CodeObject> code_object;
+  bool profile = false;  // kIsa: RunResult::executed gets the attention kernel's per-address counts
   SelectOptions select;
   bool use_tolerance_override = false;
   Tolerance tol{0, 0};
@@ -59,6 +60,7 @@ struct RunResult {
   testing::CompareResult cmp{};
   uint64_t wave_instructions = 0;  // kIsa: wave-instructions executed (every launch)
   double emu_seconds = 0;          // kIsa: host time of the emulated launches
+  std::vector<emu::LaunchResult::Executed> executed;  // kIsa + profile: the attention kernel's
 };
 
 ProblemDesc describe_problem(const testing::Problem& prob, Arch arch);

@@ -16,6 +16,7 @@
 // mutant caught is the mutation's doing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -52,16 +53,19 @@ std::vector<std::string> ci_instances(Arch a) {
 
 // The first instance of the ci subset (2D, `a`) with an instruction `pick`
 // accepts; the mutation `patch` applied to the ELF bytes there.
-Mutant mutate(Arch a, const std::function<bool(const emu::Instruction&)>& pick,
-              const std::function<void(std::vector<uint8_t>&, const emu::Instruction&)>& patch) {
+using Pick = std::function<bool(const std::vector<emu::Instruction>&, size_t)>;
+Mutant mutate(Arch a, const Pick& pick, const std::function<void(std::vector<uint8_t>&, const emu::Instruction&)>& patch) {
   auto base = base_object(a);
-  for (const std::string& k : ci_instances(a))
-    for (const emu::Instruction& in : base->instructions(k))
-      if (pick(in)) {
+  for (const std::string& k : ci_instances(a)) {
+    const std::vector<emu::Instruction> insts = base->instructions(k);
+    for (size_t i = 0; i < insts.size(); ++i)
+      if (pick(insts, i)) {
+        const emu::Instruction& in = insts[i];
         std::vector<uint8_t> elf = base->elf();
         patch(elf, in);
         return Mutant{k, in.text, emu::CodeObject::load(elf)};
       }
+  }
   return Mutant{};
 }
 
@@ -75,6 +79,12 @@ uattn::testing::ProblemSpec spec_for(const InstanceRow& r) {
   s.num_kv_heads = 2;
   s.num_q_heads = 8;
   s.seqs = {{1, 37}, {17, 40}};
+  // Every feature the instance compiles in, so its code paths run.
+  if (r.features & kFeatWindow) s.window = 23;
+  if (r.features & kFeatSoftcap) { s.softcap = 12.0f; s.softmax_scale = 1.0f; }
+  s.alibi = (r.features & kFeatAlibi) != 0;
+  s.qq_bias = (r.features & kFeatQQBias) != 0;
+  s.sinks = (r.features & kFeatSinks) != 0;
   if (s.kv_dtype == DType::fp8e4m3) { s.k_scale = 0.75f; s.v_scale = 1.25f; }
   s.seed = 7;
   return s;
@@ -111,21 +121,80 @@ class IsaMutant : public ::testing::TestWithParam<Arch> {};
 
 TEST_P(IsaMutant, WaitcntRemoved) {
   const Mutant m = mutate(
-      GetParam(), [](const emu::Instruction& i) { return i.mnemonic == "s_waitcnt"; },
+      GetParam(), [](const std::vector<emu::Instruction>& v, size_t i) { return v[i].mnemonic == "s_waitcnt"; },
       [](std::vector<uint8_t>& e, const emu::Instruction& i) { put32(e, i.file_offset, kSNop0); });
   expect_caught(GetParam(), m);
 }
 
 TEST_P(IsaMutant, ExecRestoreDropped) {
+  // The restore that re-enabled lanes most often when the problem ran unmutated
+  // (the emulator's profile), among those followed by vector work (not by the
+  // restore of an enclosing region, which would re-enable the same lanes).
   const bool w64 = GetParam() == Arch::gfx950;
-  const Mutant m = mutate(
-      GetParam(),
-      [w64](const emu::Instruction& i) {
-        return i.size == 4 && (w64 ? i.text.rfind("s_or_b64 exec, exec, s", 0) == 0
-                                   : i.text.rfind("s_or_b32 exec_lo, exec_lo, s", 0) == 0);
-      },
-      [](std::vector<uint8_t>& e, const emu::Instruction& i) { put32(e, i.file_offset, kSNop0); });
+  auto base = base_object(GetParam());
+  Mutant m;
+  for (const std::string& k : ci_instances(GetParam())) {
+    const InstanceRow* r = row_of(k);
+    if (!r) continue;
+    auto prob = uattn::testing::make_problem(spec_for(*r), exec::guarded_allocator());
+    exec::RunOptions o;
+    o.arch = GetParam();
+    o.engine = exec::Engine::kIsa;
+    o.select.filter = k;
+    o.select.path = ForcePath::k2D;
+    o.profile = true;
+    const exec::RunResult res = exec::run_problem(*prob, o);
+    if (!res.ok) continue;
+    const std::vector<emu::Instruction> v = base->instructions(k);
+    const emu::Instruction* best = nullptr;
+    uint64_t best_n = 0;
+    for (size_t i = 0; i + 1 < v.size(); ++i) {
+      const bool restore = v[i].size == 4 && (w64 ? v[i].text.rfind("s_or_b64 exec, exec, s", 0) == 0
+                                                  : v[i].text.rfind("s_or_b32 exec_lo, exec_lo, s", 0) == 0);
+      if (!restore || v[i + 1].mnemonic.rfind("v_", 0) != 0) continue;
+      for (const auto& e : res.executed)
+        if (e.addr == v[i].addr && e.exec_changes > best_n) { best = &v[i]; best_n = e.exec_changes; }
+    }
+    if (!best) continue;
+    std::vector<uint8_t> elf = base->elf();
+    put32(elf, best->file_offset, kSNop0);
+    m = Mutant{k, best->text + " (re-enabled lanes in " + std::to_string(best_n) + " wave-executions)", emu::CodeObject::load(elf)};
+    break;
+  }
   expect_caught(GetParam(), m);
+}
+
+// Rewrites the MessagePack integer after the last ".group_segment_fixed_size"
+// key before kernel `k`'s ".name" entry (keys are sorted within a kernel's map)
+// to `v`, keeping its width. False when the pattern is not found.
+bool patch_metadata_lds(std::vector<uint8_t>& elf, const std::string& k, uint32_t v) {
+  const std::string key = ".group_segment_fixed_size";
+  std::string name = ".name";
+  auto find = [&](const std::string& pat, size_t from) {
+    auto it = std::search(elf.begin() + (long)from, elf.end(), pat.begin(), pat.end());
+    return it == elf.end() ? std::string::npos : size_t(it - elf.begin());
+  };
+  // ".name" then the msgpack string of the kernel name.
+  size_t at = std::string::npos;
+  for (size_t p = find(name, 0); p != std::string::npos; p = find(name, p + 1)) {
+    const size_t s = p + name.size();
+    if (s + 1 + k.size() <= elf.size() && std::equal(k.begin(), k.end(), elf.begin() + (long)s + 1 + (elf[s] == 0xd9)) &&
+        (elf[s] == 0xa0 + k.size() || (elf[s] == 0xd9 && elf[s + 1] == k.size()))) {
+      at = p;
+      break;
+    }
+  }
+  if (at == std::string::npos) return false;
+  size_t kp = std::string::npos;
+  for (size_t p = find(key, 0); p != std::string::npos && p < at; p = find(key, p + 1)) kp = p;
+  if (kp == std::string::npos) return false;
+  uint8_t* q = elf.data() + kp + key.size();
+  if (q[0] < 0x80 && v < 0x80) q[0] = (uint8_t)v;
+  else if (q[0] == 0xcc) q[1] = (uint8_t)v;
+  else if (q[0] == 0xcd) { q[1] = (uint8_t)(v >> 8); q[2] = (uint8_t)v; }
+  else if (q[0] == 0xce) { q[1] = (uint8_t)(v >> 24); q[2] = (uint8_t)(v >> 16); q[3] = (uint8_t)(v >> 8); q[4] = (uint8_t)v; }
+  else return false;
+  return true;
 }
 
 TEST_P(IsaMutant, LdsShrunk) {
@@ -137,6 +206,15 @@ TEST_P(IsaMutant, LdsShrunk) {
     std::vector<uint8_t> elf = base->elf();
     const uint32_t half = d->group_segment_fixed_size / 2;
     put32(elf, d->kd_file_offset, half);  // GROUP_SEGMENT_FIXED_SIZE: bytes 0-3 of the descriptor
+    // The descriptor alone disagrees with the metadata: the loader refuses it.
+    try {
+      emu::CodeObject::load(elf);
+      ADD_FAILURE() << k << ": a descriptor that disagrees with the metadata was loaded";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("group_segment_fixed_size"), std::string::npos) << e.what();
+    }
+    // Descriptor and metadata shrunk together: the kernel's own LDS accesses overrun.
+    ASSERT_TRUE(patch_metadata_lds(elf, k, half)) << k << ": metadata entry not found";
     m = Mutant{k, "GROUP_SEGMENT_FIXED_SIZE " + std::to_string(d->group_segment_fixed_size) + " -> " + std::to_string(half),
                emu::CodeObject::load(elf)};
     break;
@@ -147,7 +225,8 @@ TEST_P(IsaMutant, LdsShrunk) {
 TEST_P(IsaMutant, MfmaSourcesSwapped) {
   if (GetParam() != Arch::gfx950) GTEST_SKIP() << "gfx1030 has no MFMA";
   const Mutant m = mutate(
-      GetParam(), [](const emu::Instruction& i) { return i.mnemonic.rfind("v_mfma_", 0) == 0 && i.size == 8; },
+      GetParam(),
+      [](const std::vector<emu::Instruction>& v, size_t i) { return v[i].mnemonic.rfind("v_mfma_", 0) == 0 && v[i].size == 8; },
       [](std::vector<uint8_t>& e, const emu::Instruction& i) {
         uint32_t w1;
         memcpy(&w1, e.data() + i.file_offset + 4, 4);

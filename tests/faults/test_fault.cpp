@@ -13,63 +13,19 @@
 #include "engine.hpp"
 #include "problem.hpp"
 #include "reference.hpp"
-#include "uattn/kernel/attention.hpp"  // includes the mutated copy (include path order)
+#include "fault_kernel.hpp"
+#ifdef FAULT_ISA_CO
+#include <algorithm>
+#include <cstring>
+
+#include "uattn/emu/emu.hpp"  // tools/emu
+#endif
 
 using namespace uattn;
 
 namespace {
 
-constexpr Arch kArch = Arch::FAULT_ARCH;
-#if defined(FAULT_NARROW)
-// The narrow one-wave tile: gfx950's 16 rows (as
-// uattn_gfx950_2d_f16_f16_d256_b16_win_m16n32w1), gfx1030's 4 rows (as
-// uattn_gfx1030_2d_f16_f16_d256_b16_win_m4n32w1).
-constexpr int kHead = 256, kBlock = 16;
-constexpr int kRows = tile_rows_per_wave(kArch, Tile::small, kHead, kBlock);
-static_assert(kRows < rows_per_wave(kArch), "FAULT_NARROW needs a narrow tile at d256");
-using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow, kRows, 32, 1>;
-#elif defined(FAULT_BCAST)
-// A gfx1030 tile with the DPP broadcasts of Q and P (attention_dot2.hpp kBcast):
-// one-wave d128, block size 16, sliding window (as
-// uattn_gfx1030_2d_f16_f16_d128_b16_win_m8n32w1).
-constexpr int kHead = 128, kBlock = 16;
-using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow,
-                     tile_rows_per_wave(kArch, Tile::small, kHead, kBlock), 32, 1>;
-static_assert(K::kBcast, "FAULT_BCAST needs a tile with the DPP broadcasts");
-#elif defined(FAULT_SHARED)
-// gfx1030's 8-wave d128 prefill tile (as uattn_gfx1030_2d_f16_f16_d128_b16_win_m32n32w8):
-// 4 rows per wave, K / V tiles staged once in LDS for the 8 waves (attention_dot2.hpp kShared).
-constexpr int kHead = 128, kBlock = 16;
-using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow,
-                     tile_rows_per_wave(kArch, Tile::large, kHead, kBlock) * tile_waves_of(kArch, Tile::large, kHead, kBlock),
-                     32, tile_waves_of(kArch, Tile::large, kHead, kBlock)>;
-static_assert(K::kShared, "FAULT_SHARED needs the tile that shares K / V through LDS");
-#elif defined(FAULT_ROWS32)
-// gfx950's 32-row one-wave tile (v_mfma_f32_32x32x16): 2D d64, block size 16,
-// sliding window (the generic d64 tile has 16 rows).
-constexpr int kHead = 64, kBlock = 16;
-using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow,
-                     tile_rows_per_wave(kArch, Tile::small, kHead, kBlock), 32, 1>;
-static_assert(K::kQW == 32, "FAULT_ROWS32 needs a 32-row tile");
-#elif defined(FAULT_HSPLIT)
-// gfx950's generic d256 tile (as uattn_gfx950_2d_f16_f16_d256_bany_all_m16n32w2):
-// 16 rows, 2 waves that split the head (attention_mfma.hpp kHSplit).
-constexpr int kHead = 256, kBlock = 13;
-constexpr int kBlockM = tile_block_m(kArch, Tile::small, kHead, 0);
-using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, kBlockM, 32,
-                     tile_waves_of(kArch, Tile::small, kHead, 0)>;
-static_assert(K::kHSplit, "FAULT_HSPLIT needs the head-split tile");
-#elif defined(FAULT_PADHEAD)
-// gfx950's generic one-wave tile at d80 (as
-// uattn_gfx950_2d_f16_f16_d80_bany_all_m16n32w1): 16 rows, whose last
-// v_mfma_f32_16x16x32 step over the head is padded (attention_mfma.hpp kKTail).
-constexpr int kHead = 80, kBlock = 13;
-using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, tile_rows_per_wave(kArch, Tile::small, kHead, 0), 32, 1>;
-static_assert(K::kKTail, "FAULT_PADHEAD needs a tile with a padded head step");
-#else
-constexpr int kHead = 64, kBlock = 13;
-using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, tile_rows_per_wave(kArch, Tile::small, kHead, 0), 32, 1>;
-#endif
+using namespace uattn::fault;
 
 void kernel(AttnParams p) { K::run(p, dl::host::lds_base()); }
 
@@ -98,11 +54,7 @@ Outcome run_once() {
   hostexec::Launch l{};
   l.kernel_name = "fault_" FAULT_NAME;
   const int qpk = s.num_q_heads / s.num_kv_heads;
-#if defined(FAULT_HSPLIT)
-  const int block_m = kBlockM;  // rows per workgroup: its waves own the same rows
-#else
-  const int block_m = K::kQW * (K::kThreads / K::kWave);  // rows per workgroup
-#endif
+  const int block_m = kRowsPerGroup;
   l.grid[0] = (uint32_t)(prob->num_tokens * qpk / block_m + (int)s.seqs.size());
   l.grid[1] = (uint32_t)s.num_kv_heads;
   l.grid[2] = 1;
@@ -111,14 +63,49 @@ Outcome run_once() {
   l.lds_bytes = K::kLdsBytes;
   prob->poison_output();
   Outcome o;
+#ifdef FAULT_ISA_CO
+  // The device code object of the same fault kernel, in the emulator; every
+  // global access checked against the live guarded buffers.
+  auto co = uattn::emu::CodeObject::load_file(FAULT_ISA_CO);
+  uattn::emu::LaunchRequest rq;
+  rq.kernel = "uattn_fault_kernel";
+  for (int i = 0; i < 3; ++i) rq.grid[i] = l.grid[i];
+  rq.block = (uint32_t)l.threads;
+  rq.kernarg.resize(sizeof(AttnParams));
+  memcpy(rq.kernarg.data(), &prob->params, sizeof(AttnParams));
+  const std::vector<hostexec::GuardedRange> live = hostexec::guarded_ranges();
+  rq.valid = [&live](uint64_t a, size_t n) {
+    auto it = std::upper_bound(live.begin(), live.end(), a,
+                               [](uint64_t x, const hostexec::GuardedRange& r) { return x < r.base; });
+    if (it == live.begin()) return false;
+    --it;
+    return a >= it->base && a + n <= it->base + it->bytes;
+  };
+  const uattn::emu::LaunchResult r = co->launch(rq);
+  o.launch.ok = r.ok;
+  o.launch.error = r.error;
+#else
   o.launch = hostexec::launch(&kernel, l, prob->params);
+#endif
   const auto ref = ref::attention(ref::RefInputs{&prob->params, s.q_dtype, s.kv_dtype});
   o.cmp = uattn::testing::compare_output(*prob, ref, 3e-3, 3e-3);
   return o;
 }
 
 TEST(Fault, FAULT_TEST_NAME) {
-#if defined(FAULT_EXPECT_DEATH)
+#if defined(FAULT_ISA_CO)
+  // At the ISA level a fault is caught when the emulator refuses the launch
+  // (LDS race, access outside every buffer, read before its s_waitcnt, ...) or
+  // the output misses the reference; the host twin's finer expectations
+  // (partial wave, misaligned vector, death by guard page) have no ISA analogue.
+  const Outcome o = run_once();
+  std::printf("launch: %s\ncompare: %s (max_abs %g, nan %zu)\n", o.launch.ok ? "ok" : o.launch.error.c_str(),
+              o.cmp.ok ? "ok" : o.cmp.first_failure.c_str(), o.cmp.max_abs, o.cmp.nan_count);
+  EXPECT_TRUE(!o.launch.ok || !o.cmp.ok) << "the broken kernel ran and matched the reference at the ISA level";
+#if defined(FAULT_EXPECT_RACE)
+  EXPECT_NE(o.launch.error.find("race"), std::string::npos) << o.launch.error;
+#endif
+#elif defined(FAULT_EXPECT_DEATH)
   EXPECT_EXIT(run_once(), ::testing::ExitedWithCode(3), "out-of-bounds access in kernel fault_" FAULT_NAME);
 #else
   const Outcome o = run_once();
@@ -143,5 +130,16 @@ TEST(Fault, FAULT_TEST_NAME) {
 #endif
 #endif
 }
+
+#if defined(FAULT_ISA_CO)
+// The fault kernel the emulator runs is the one the host twin runs: same tile.
+TEST(Fault, IsaKernelMatchesTile) {
+  auto co = uattn::emu::CodeObject::load_file(FAULT_ISA_CO);
+  const uattn::emu::KernelDesc* d = co->kernel("uattn_fault_kernel");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->wavefront_size, (uint32_t)K::kWave);
+  EXPECT_GE(d->group_segment_fixed_size, (uint32_t)K::kLdsBytes);
+}
+#endif
 
 }  // namespace

@@ -415,15 +415,18 @@ void Ctx::gwrite(uint64_t addr, const void* src, size_t bytes) {
 // LDS race check: a byte touched by two waves between two barriers, one of the
 // accesses a write (the host engine's rule; ISA: LDS ordering between waves is
 // only guaranteed by s_barrier after s_waitcnt lgkmcnt(0)). Tracked per byte:
-// waves that write different halves of one dword do not race.
-static void lds_track(Ctx& c, uint32_t addr, size_t bytes, bool write) {
+// waves that write different halves of one dword do not race. Two waves
+// writing the same value to a byte do not race either (the result is the same
+// in either order: compilers store replicated values this way, e.g. Triton's
+// layout conversions); a different value does.
+static void lds_track(Ctx& c, uint32_t addr, size_t bytes, bool write, const uint8_t* src = nullptr) {
   if (c.wg.waves.size() < 2) return;
   const uint32_t e = c.wg.epoch;
   const int me = c.w.id;
   const uint64_t end = std::min<uint64_t>(uint64_t(addr) + bytes, c.wg.lds_info.size());
   for (uint64_t b = addr; b < end; ++b) {
     LdsAccessInfo& a = c.wg.lds_info[b];
-    if (a.w_epoch == e && a.w_wave != me)
+    if (a.w_epoch == e && a.w_wave != me && !(write && src && src[b - addr] == c.wg.lds[b]))
       fail("LDS race: byte at " + std::to_string(b) + " written by wave " + std::to_string(a.w_wave) +
            (write ? " and written" : " and read") + " by wave " + std::to_string(me) + " with no barrier between");
     if (write && a.r_epoch == e && (a.r_waves & ~(1ull << me)))
@@ -455,7 +458,7 @@ void Ctx::lds_write(uint32_t addr, const void* src, size_t bytes) {
   if ((uint64_t)addr + bytes > wg.lds.size())
     fail("LDS write of " + std::to_string(bytes) + " bytes at " + std::to_string(addr) + " beyond the " +
          std::to_string(wg.lds.size()) + " bytes allocated (descriptor + dynamic)");
-  lds_track(*this, addr, bytes, true);
+  lds_track(*this, addr, bytes, true, static_cast<const uint8_t*>(src));
   memcpy(wg.lds.data() + addr, src, bytes);
 }
 void Ctx::scratch_read(int lane, uint64_t off, void* dst, size_t bytes) {

@@ -326,6 +326,7 @@ struct Runner {
   LaunchState L;
   KernargBlock ka;
   size_t entry = 0;
+  std::vector<uint64_t> hits, exec_changes;  // per instruction index (profile)
   int vgpr_total = 0, agpr_total = 0;
   uint32_t user_sgprs = 0;
 
@@ -501,7 +502,15 @@ struct Runner {
         (void)c.vgpr(o.reg, 0);  // pending / range checks on the source register
         for (int l = 0; l < w.size; ++l) c.dpp_tmp[l] = w.v[(size_t)o.reg * kLanes + l];
       }
-      in.fn(c, in);
+      if (hits.empty()) {
+        in.fn(c, in);
+      } else {
+        const uint64_t before = w.exec();
+        in.fn(c, in);
+        const size_t i = size_t(&in - prog.insts.data());
+        ++hits[i];
+        exec_changes[i] += w.exec() != before;
+      }
       ++w.executed;
       if (!c.branched) ++w.pc;
     }
@@ -587,8 +596,13 @@ LaunchResult CodeObjectImpl::launch(const LaunchRequest& req) const {
   uint64_t error_group = ~0ull;
   std::vector<std::string> warnings;
   uint64_t insts = 0, waves = 0;
+  std::vector<uint64_t> hits, changes;
   auto worker = [&] {
     Runner r = *proto;  // own LaunchState (warning counters)
+    if (req.profile) {
+      r.hits.assign(r.prog.insts.size(), 0);
+      r.exec_changes.assign(r.prog.insts.size(), 0);
+    }
     std::vector<std::string> warn;
     r.L.warnings = &warn;
     Workgroup wg;
@@ -610,6 +624,10 @@ LaunchResult CodeObjectImpl::launch(const LaunchRequest& req) const {
       my_waves += wg.waves.size();
     }
     std::lock_guard<std::mutex> l(mu);
+    if (req.profile) {
+      if (hits.empty()) hits.assign(r.hits.size(), 0), changes.assign(r.hits.size(), 0);
+      for (size_t i = 0; i < hits.size(); ++i) hits[i] += r.hits[i], changes[i] += r.exec_changes[i];
+    }
     insts += my_insts;
     waves += my_waves;
     for (auto& s : warn)
@@ -622,6 +640,8 @@ LaunchResult CodeObjectImpl::launch(const LaunchRequest& req) const {
     for (unsigned i = 0; i < threads; ++i) pool.emplace_back(worker);
     for (auto& t : pool) t.join();
   }
+  for (size_t i = 0; i < hits.size(); ++i)
+    if (hits[i]) res.executed.push_back(LaunchResult::Executed{proto->prog.insts[i].addr, hits[i], changes[i]});
   res.warnings = std::move(warnings);
   res.wave_instructions = insts;
   res.waves = waves;

@@ -63,6 +63,7 @@ struct LaunchRequest {
   // every address is accessed as host memory unchecked.
   std::function<bool(uint64_t addr, size_t bytes)> valid;
   unsigned threads = 0;           // host threads running workgroups (0: one per core)
+  bool profile = false;           // count the waves that executed each instruction
 };
 
 struct LaunchResult {
@@ -72,6 +73,11 @@ struct LaunchResult {
   uint64_t wave_instructions = 0; // executed, all waves
   uint64_t waves = 0;
   double seconds = 0;             // host time of the emulation
+  // profile: per instruction executed at least once, in address order: its
+  // address, the waves that executed it, and how many of those executions
+  // changed EXEC.
+  struct Executed { uint64_t addr = 0, waves = 0, exec_changes = 0; };
+  std::vector<Executed> executed;
 };
 
 class CodeObject {
