@@ -116,7 +116,7 @@ hostexec::Result launch_isa(const KernelLaunch& k, const AttnParams& p, const Ru
                                [](uint64_t x, const hostexec::GuardedRange& r) { return x < r.base; });
     if (it == live.begin()) return false;
     --it;
-    return a >= it->base && a + n <= it->base + it->bytes;
+    return a >= it->base && n <= it->bytes && a - it->base <= it->bytes - n;
   };
   rq.profile = opt.profile;
   const emu::LaunchResult r = co->launch(rq);

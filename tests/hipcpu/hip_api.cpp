@@ -812,7 +812,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsi
           auto it = std::upper_bound(live.begin(), live.end(), std::make_pair(uintptr_t(a), ~size_t(0)));
           if (it == live.begin()) return false;
           --it;
-          return a >= it->first && a + n <= it->first + it->second;
+          return a >= it->first && n <= it->second && a - it->first <= it->second - n;
         };
         std::lock_guard<std::mutex> g(g_exec_mu);
         r = co->launch(rq);

@@ -153,7 +153,7 @@ class ValidRanges {
     auto it = std::upper_bound(r_.begin(), r_.end(), std::make_pair(a, ~size_t{0}));
     if (it == r_.begin()) return false;
     --it;
-    return a >= it->first && a + n <= it->first + it->second;
+    return a >= it->first && n <= it->second && a - it->first <= it->second - n;
   }
 
  private:

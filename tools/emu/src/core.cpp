@@ -399,6 +399,9 @@ uint64_t Ctx::rmask(const Inst& in, int i) {
 
 // ---------------------------------------------------------------- memory
 void Ctx::check_global(uint64_t addr, size_t bytes, bool store) {
+  if (addr + bytes < addr || addr >> 48)  // past the 48-bit virtual address space (or wrapped)
+    fail(std::string(store ? "store of " : "load of ") + std::to_string(bytes) + " bytes at " + hexaddr(addr) +
+         ", outside the 48-bit address space");
   if (L.valid && !L.valid(addr, bytes))
     fail(std::string(store ? "store of " : "load of ") + std::to_string(bytes) + " bytes at " + hexaddr(addr) +
          ", outside every valid allocation");

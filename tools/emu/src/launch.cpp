@@ -401,8 +401,8 @@ struct Runner {
     const uint64_t pb = reinterpret_cast<uintptr_t>(ka.packet);
     const auto user_valid = req.valid;
     L.valid = [=](uint64_t a, size_t n) {
-      if (a >= kb && a + n <= kb + ks) return true;
-      if (a >= pb && a + n <= pb + 64) return true;
+      if (a >= kb && n <= ks && a - kb <= ks - n) return true;
+      if (a >= pb && n <= 64 && a - pb <= 64 - n) return true;
       return user_valid ? user_valid(a, n) : true;
     };
 
