@@ -122,6 +122,7 @@ hostexec::Result launch_isa(const KernelLaunch& k, const AttnParams& p, const Ru
   const emu::LaunchResult r = co->launch(rq);
   if (opt.profile && res->executed.empty()) res->executed = r.executed;
   res->wave_instructions += r.wave_instructions;
+  for (const std::string& w : r.warnings) res->emu_warnings.push_back(rq.kernel + ": " + w);
   res->emu_seconds += r.seconds;
   if (!r.ok) return hostexec::Result{false, "uattn-emu: " + r.error};
   return hostexec::Result{true, ""};

@@ -60,6 +60,7 @@ struct RunResult {
   testing::CompareResult cmp{};
   uint64_t wave_instructions = 0;  // kIsa: wave-instructions executed (every launch)
   double emu_seconds = 0;          // kIsa: host time of the emulated launches
+  std::vector<std::string> emu_warnings;  // kIsa: reads of never-written registers (the emulator's first few)
   std::vector<emu::LaunchResult::Executed> executed;  // kIsa + profile: the attention kernel's
 };
 

@@ -127,6 +127,7 @@ int main(int argc, char** argv) {
     std::printf("FAILED    %s\n", r.error.c_str());
     return 1;
   }
+  for (const std::string& w : r.emu_warnings) std::printf("warning   %s\n", w.c_str());
   if (o.engine == exec::Engine::kIsa)
     std::printf("emulated  %llu wave-instructions in %.2f s (%.2f M wave-instructions/s)\n",
                 (unsigned long long)r.wave_instructions, r.emu_seconds,
