@@ -6,6 +6,9 @@
 // reduce on the caller's stream. Results are compared with the fp64 reference.
 //
 // Process-wide devices: 0 = gfx950:sramecc+:xnack- (256 CUs), 1 = gfx1030 (reports 36 WGPs = 72 CUs).
+// Built with UATTN_E2E_ENGINE_ISA (CTest), every launched kernel runs as its code
+// object in the instruction-level emulator (tools/emu): the runtime on the shipped
+// bytes. Without it, the device's default engine ($UATTN_HIPCPU_ENGINE, else the twin).
 #include <gtest/gtest.h>
 #include <hip/hip_runtime_api.h>
 #include <sys/stat.h>
@@ -34,6 +37,9 @@ constexpr double kWorkBudget = 1200;  // scenario scaling for CPU execution (set
 struct Devices : ::testing::Environment {
   void SetUp() override {
     hipcpu::set_devices({{"gfx950:sramecc+:xnack-", 0, ""}, {"gfx1030", 0, ""}});
+#ifdef UATTN_E2E_ENGINE_ISA
+    hipcpu::set_engine(hipcpu::Engine::kIsa);
+#endif
   }
 };
 const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new Devices);

@@ -110,14 +110,9 @@ hostexec::Result launch_isa(const KernelLaunch& k, const AttnParams& p, const Ru
   rq.dynamic_lds = 0;
   rq.kernarg.resize(sizeof p);
   memcpy(rq.kernarg.data(), &p, sizeof p);
-  const std::vector<hostexec::GuardedRange> live = hostexec::guarded_ranges();
-  rq.valid = [&live](uint64_t a, size_t n) {
-    auto it = std::upper_bound(live.begin(), live.end(), a,
-                               [](uint64_t x, const hostexec::GuardedRange& r) { return x < r.base; });
-    if (it == live.begin()) return false;
-    --it;
-    return a >= it->base && n <= it->bytes && a - it->base <= it->bytes - n;
-  };
+  emu::RangeSet live;
+  for (const hostexec::GuardedRange& g : hostexec::guarded_ranges()) live.add(g.base, g.bytes);
+  rq.valid = live.callback();
   rq.profile = opt.profile;
   const emu::LaunchResult r = co->launch(rq);
   if (opt.profile && res->executed.empty()) res->executed = r.executed;

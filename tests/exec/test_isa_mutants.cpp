@@ -2,14 +2,20 @@
 // bytes of one kernel of this build's uattn_<arch>.co, the way a compiler or
 // packaging bug would, and the instruction-level emulator (tools/emu) must
 // refuse the result, or its output must miss the fp64 reference:
-//   waitcnt_removed   the kernel's first s_waitcnt becomes s_nop 0 (a load's
+//   WaitcntRemoved    the kernel's first s_waitcnt becomes s_nop 0 (a load's
 //                     result read before the wait that covers it);
-//   mfma_swapped      the SRC0 / SRC1 fields of one v_mfma are exchanged
+//   WaitcntBeforeBarrierRemoved  the s_waitcnt lgkmcnt(0) before an s_barrier of
+//                     a multi-wave instance becomes s_nop 0 (LDS accesses left
+//                     outstanding across the barrier);
+//   MfmaSourcesSwapped  the SRC0 / SRC1 fields of one v_mfma are exchanged
 //                     (gfx950 only: gfx1030 has no MFMA);
-//   lds_shrunk        the kernel descriptor's GROUP_SEGMENT_FIXED_SIZE halved;
-//   exec_restore_dropped  the first `s_or_b64 exec, exec, s[..]` (gfx950) /
-//                     `s_or_b32 exec_lo, exec_lo, s..` (gfx1030), which ends a
-//                     divergent region, becomes s_nop 0.
+//   LdsShrunk         the kernel descriptor's GROUP_SEGMENT_FIXED_SIZE halved
+//                     (refused by the loader), then the metadata's too (an LDS
+//                     access beyond the allocation);
+//   ExecRestoreDropped  an `s_or_b64 exec, exec, s[..]` (gfx950) /
+//                     `s_or_b32 exec_lo, exec_lo, s..` (gfx1030) that ends a
+//                     divergent region becomes s_nop 0 (chosen from the
+//                     emulator's profile of the unmutated run).
 // Encodings: s_nop 0 is SOPP 0xBF800000 on both architectures; VOP3P-MAI keeps
 // SRC0 in bits [8:0] and SRC1 in bits [17:9] of its second dword (AMD CDNA4 ISA
 // guide, "VOP3P-MAI"). The unmutated kernel passes the same problem first, so a
@@ -54,9 +60,15 @@ std::vector<std::string> ci_instances(Arch a) {
 // The first instance of the ci subset (2D, `a`) with an instruction `pick`
 // accepts; the mutation `patch` applied to the ELF bytes there.
 using Pick = std::function<bool(const std::vector<emu::Instruction>&, size_t)>;
-Mutant mutate(Arch a, const Pick& pick, const std::function<void(std::vector<uint8_t>&, const emu::Instruction&)>& patch) {
+const InstanceRow* row_of(const std::string& name);
+Mutant mutate(Arch a, const Pick& pick, const std::function<void(std::vector<uint8_t>&, const emu::Instruction&)>& patch,
+              bool multi_wave = false) {
   auto base = base_object(a);
   for (const std::string& k : ci_instances(a)) {
+    if (multi_wave) {
+      const InstanceRow* r = row_of(k);
+      if (!r || r->waves < 2) continue;
+    }
     const std::vector<emu::Instruction> insts = base->instructions(k);
     for (size_t i = 0; i < insts.size(); ++i)
       if (pick(insts, i)) {
@@ -124,6 +136,54 @@ TEST_P(IsaMutant, WaitcntRemoved) {
       GetParam(), [](const std::vector<emu::Instruction>& v, size_t i) { return v[i].mnemonic == "s_waitcnt"; },
       [](std::vector<uint8_t>& e, const emu::Instruction& i) { put32(e, i.file_offset, kSNop0); });
   expect_caught(GetParam(), m);
+}
+
+TEST_P(IsaMutant, WaitcntBeforeBarrierRemoved) {
+  // The s_waitcnt lgkmcnt(0) right before an s_barrier, in the first multi-wave
+  // 2D instance of the ci subset that executes one, in decreasing order of how
+  // often the unmutated run executed it (the emulator's profile). A wait with no
+  // LDS access outstanding is redundant; at least one of the first four must be
+  // caught (LDS accesses left outstanding across the barrier), each printed.
+  const Arch a = GetParam();
+  auto base = base_object(a);
+  for (const std::string& k : ci_instances(a)) {
+    const InstanceRow* r = row_of(k);
+    if (!r || r->waves < 2) continue;
+    const std::vector<emu::Instruction> v = base->instructions(k);
+    auto prob = uattn::testing::make_problem(spec_for(*r), exec::guarded_allocator());
+    exec::RunOptions o;
+    o.arch = a;
+    o.engine = exec::Engine::kIsa;
+    o.select.filter = k;
+    o.select.path = ForcePath::k2D;
+    o.profile = true;
+    const exec::RunResult res = exec::run_problem(*prob, o);
+    ASSERT_TRUE(res.ok) << k << " unmutated: " << res.error;
+    std::vector<std::pair<uint64_t, size_t>> cands;  // (executions, index)
+    for (size_t i = 0; i + 1 < v.size(); ++i) {
+      if (v[i].mnemonic != "s_waitcnt" || v[i].text.find("lgkmcnt(0)") == std::string::npos ||
+          v[i + 1].mnemonic != "s_barrier")
+        continue;
+      for (const auto& e : res.executed)
+        if (e.addr == v[i].addr) cands.emplace_back(e.waves, i);
+    }
+    if (cands.empty()) continue;
+    std::sort(cands.rbegin(), cands.rend());
+    int caught = 0;
+    o.profile = false;
+    for (size_t c = 0; c < cands.size() && c < 4; ++c) {
+      std::vector<uint8_t> elf = base->elf();
+      put32(elf, v[cands[c].second].file_offset, kSNop0);
+      o.code_object = emu::CodeObject::load(elf);
+      const exec::RunResult bad = exec::run_problem(*prob, o);
+      caught += !bad.ok;
+      std::printf("%s: %s (executed by %llu waves) -> %s\n", k.c_str(), v[cands[c].second].text.substr(0, 80).c_str(),
+                  (unsigned long long)cands[c].first, bad.ok ? "not caught (redundant)" : bad.error.substr(0, 200).c_str());
+    }
+    EXPECT_GT(caught, 0) << k << ": no removed wait before a barrier was caught";
+    return;
+  }
+  FAIL() << "no multi-wave ci instance executes an s_waitcnt lgkmcnt(0) before an s_barrier";
 }
 
 TEST_P(IsaMutant, ExecRestoreDropped) {

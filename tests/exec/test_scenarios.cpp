@@ -9,10 +9,6 @@
 // whose work exceeds kTileBudget KV-tile iterations are scaled down: every
 // q_len > 1 and every kv_len (and the window) is divided by the same power of
 // two until the work fits; decode stays q_len 1. The factor is in the report.
-//
-// Built with UATTN_TEST_ENGINE_ISA (test_scenarios_isa, label isa) the same
-// problems run the shipped code objects in the instruction-level emulator
-// (tools/emu); the report goes to UATTN_REPORT_PATH too (its own file name).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -118,9 +114,6 @@ TEST_P(ScenarioRun, MatchesReference) {
   exec::RunOptions o;
   o.arch = c.arch;
   o.select.path = c.path;
-#ifdef UATTN_TEST_ENGINE_ISA
-  o.engine = exec::Engine::kIsa;
-#endif
   const exec::RunResult r = exec::run_problem(*prob, o);
   json seqs = json::array();
   for (auto [q, k] : s.spec.seqs) seqs.push_back({q, k});

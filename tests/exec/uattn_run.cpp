@@ -49,6 +49,11 @@ int main(int argc, char** argv) {
                  "twin: the host-compiled twin; isa: the shipped code object (uattn_<arch>.co of this build) in the "
                  "instruction-level emulator")
       ->check(CLI::IsMember({"twin", "isa"}));
+  std::string code_object;
+  app.add_option("--code-object", code_object,
+                 "with --engine isa: run this code object (.co / .hsaco, or an offload bundle: its --arch entry) "
+                 "instead of the build's uattn_<arch>.co")
+      ->check(CLI::ExistingFile);
   app.add_option("--seqs", seqs, "q_len:kv_len per sequence, comma separated");
   app.add_option("--head-size", s.head_size, "head size D");
   app.add_option("--block-size", s.block_size, "paged-cache block size (any >= 1)");
@@ -107,6 +112,19 @@ int main(int argc, char** argv) {
   }
   exec::RunOptions o;
   o.engine = engine == "isa" ? exec::Engine::kIsa : exec::Engine::kTwin;
+  if (!code_object.empty()) {
+    if (o.engine != exec::Engine::kIsa) {
+      std::fprintf(stderr, "uattn-run: --code-object %s needs --engine isa\nRun with --help for more information.\n",
+                   code_object.c_str());
+      return 2;
+    }
+    try {
+      o.code_object = emu::CodeObject::load_file(code_object, arch);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "uattn-run: --code-object: %s\n", e.what());
+      return 1;
+    }
+  }
   arch_from_name(arch, &o.arch);
   o.select.filter = instance;
   o.select.path = path == "2d" ? ForcePath::k2D : path == "3d" ? ForcePath::k3D : ForcePath::kAuto;

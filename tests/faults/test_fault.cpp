@@ -15,7 +15,6 @@
 #include "reference.hpp"
 #include "fault_kernel.hpp"
 #ifdef FAULT_ISA_CO
-#include <algorithm>
 #include <cstring>
 
 #include "uattn/emu/emu.hpp"  // tools/emu
@@ -73,14 +72,9 @@ Outcome run_once() {
   rq.block = (uint32_t)l.threads;
   rq.kernarg.resize(sizeof(AttnParams));
   memcpy(rq.kernarg.data(), &prob->params, sizeof(AttnParams));
-  const std::vector<hostexec::GuardedRange> live = hostexec::guarded_ranges();
-  rq.valid = [&live](uint64_t a, size_t n) {
-    auto it = std::upper_bound(live.begin(), live.end(), a,
-                               [](uint64_t x, const hostexec::GuardedRange& r) { return x < r.base; });
-    if (it == live.begin()) return false;
-    --it;
-    return a >= it->base && n <= it->bytes && a - it->base <= it->bytes - n;
-  };
+  uattn::emu::RangeSet live;
+  for (const hostexec::GuardedRange& g : hostexec::guarded_ranges()) live.add(g.base, g.bytes);
+  rq.valid = live.callback();
   const uattn::emu::LaunchResult r = co->launch(rq);
   o.launch.ok = r.ok;
   o.launch.error = r.error;

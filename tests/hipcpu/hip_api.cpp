@@ -31,14 +31,12 @@ using namespace uattn::codeobj;
 namespace {
 
 // Which executor runs a launched kernel: its host-compiled twin, or the code
-// object's own instructions in the emulator ($UATTN_HIPCPU_ENGINE=isa).
-bool isa_engine() {
-  static const bool isa = [] {
-    const char* e = std::getenv("UATTN_HIPCPU_ENGINE");
-    return e && std::string(e) == "isa";
-  }();
-  return isa;
-}
+// object's own instructions in the emulator (hipcpu.hpp, set_engine).
+std::atomic<int> g_engine{[] {
+  const char* e = std::getenv("UATTN_HIPCPU_ENGINE");
+  return e && std::string(e) == "isa" ? 1 : 0;
+}()};
+bool isa_engine() { return g_engine.load() == 1; }
 
 // ---------------------------------------------------------------- devices --
 struct Device {
@@ -787,12 +785,12 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsi
     if (isa_engine()) {
       // The code object's own bytes, instruction by instruction (tools/emu);
       // every global access checked against the live allocations.
-      std::vector<std::pair<uintptr_t, size_t>> live;
+      uattn::emu::RangeSet live;
       std::shared_ptr<uattn::emu::CodeObject> co;
       std::string err;
       {
         std::lock_guard<std::mutex> g(g_mu);
-        for (const auto& [base, a] : g_allocs) live.emplace_back(base, std::max<size_t>(a.bytes, 1));
+        for (const auto& [base, a] : g_allocs) live.add(base, std::max<size_t>(a.bytes, 1));
         try {
           if (!mod->isa) mod->isa = uattn::emu::CodeObject::load(mod->elf);
           co = mod->isa;
@@ -808,12 +806,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsi
         rq.block = bx;
         rq.dynamic_lds = shared_bytes;
         rq.kernarg.assign(kernarg.begin(), kernarg.begin() + explicit_size);
-        rq.valid = [&live](uint64_t a, size_t n) {
-          auto it = std::upper_bound(live.begin(), live.end(), std::make_pair(uintptr_t(a), ~size_t(0)));
-          if (it == live.begin()) return false;
-          --it;
-          return a >= it->first && n <= it->second && a - it->first <= it->second - n;
-        };
+        rq.valid = live.callback();
         std::lock_guard<std::mutex> g(g_exec_mu);
         r = co->launch(rq);
       } else {
@@ -869,6 +862,9 @@ std::vector<DeviceConfig> devices() {
   for (const Device& d : g_devices) out.push_back(d.cfg);
   return out;
 }
+
+void set_engine(Engine e) { g_engine.store(e == Engine::kIsa ? 1 : 0); }
+Engine engine() { return isa_engine() ? Engine::kIsa : Engine::kTwin; }
 
 std::vector<LaunchRecord> launches() {
   std::lock_guard<std::mutex> l(g_mu);

@@ -29,6 +29,13 @@ struct DeviceConfig {
 void set_devices(const std::vector<DeviceConfig>& devices);
 std::vector<DeviceConfig> devices();
 
+// What runs a launched kernel: its host-compiled twin (tests/hostexec), or its
+// code object, instruction by instruction, in the emulator (tools/emu). Default:
+// $UATTN_HIPCPU_ENGINE ("isa" or "twin"), else the twin.
+enum class Engine { kTwin, kIsa };
+void set_engine(Engine e);
+Engine engine();
+
 // One line per kernel launch executed (in execution order): for tests.
 struct LaunchRecord {
   int device;

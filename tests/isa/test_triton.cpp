@@ -142,22 +142,12 @@ void fill_f32_nan(const HostBuf& b) {
   for (size_t i = 0; i < b.bytes / 4; ++i) std::memcpy(b.as<char>() + 4 * i, &nan, 4);
 }
 
-// Valid global memory: sorted, non-empty [base, base + bytes) ranges.
-class ValidRanges {
- public:
+// Valid global memory (emu::RangeSet): the non-empty buffers a launch may touch.
+struct ValidRanges {
+  uattn::emu::RangeSet set;
   void add(const void* p, size_t bytes) {
-    if (p && bytes) r_.emplace_back(reinterpret_cast<uintptr_t>(p), bytes);
+    if (p && bytes) set.add(reinterpret_cast<uintptr_t>(p), bytes);
   }
-  void finish() { std::sort(r_.begin(), r_.end()); }
-  bool operator()(uint64_t a, size_t n) const {
-    auto it = std::upper_bound(r_.begin(), r_.end(), std::make_pair(a, ~size_t{0}));
-    if (it == r_.begin()) return false;
-    --it;
-    return a >= it->first && n <= it->second && a - it->first <= it->second - n;
-  }
-
- private:
-  std::vector<std::pair<uint64_t, size_t>> r_;
 };
 
 // ---------------------------------------------------------------------------
@@ -335,7 +325,7 @@ bool launch(const Kernel& k, const uint32_t grid[3], const std::map<std::string,
     ADD_FAILURE() << what << ": " << err;
     return false;
   }
-  rq.valid = [&valid](uint64_t a, size_t n) { return valid(a, n); };
+  rq.valid = valid.set.callback();
   const uattn::emu::LaunchResult r = k.co->launch(rq);
   stats->seconds += r.seconds;
   stats->wave_instructions += r.wave_instructions;
@@ -632,7 +622,6 @@ void TritonIsa::TestBody() {
     P.poison_output();
     const uint32_t q_blocks = (uint32_t)(P.num_tokens / block_q + P.params.num_seqs);
     if (!is3d_) {
-      run->valid.finish();
       const uint32_t grid[3] = {q_blocks, (uint32_t)c.hkv, 1};
       if (!launch(attn, grid, run->vals, run->valid, what, &stats)) continue;
     } else {
@@ -643,7 +632,6 @@ void TritonIsa::TestBody() {
         fill_f32_nan(*b);
         run->valid.add(b->ptr, b->bytes);
       }
-      run->valid.finish();
       run->vals["segm_output_ptr"] = ptr(segm_out.ptr);
       run->vals["segm_max_ptr"] = ptr(segm_max.ptr);
       run->vals["segm_expsum_ptr"] = ptr(segm_sum.ptr);

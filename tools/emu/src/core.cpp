@@ -95,6 +95,17 @@ static std::string hexaddr(uint64_t a) {
   return m.str();
 }
 
+// A register written while a load into it is outstanding: the load's data,
+// returning later, would overwrite the new value (ISA: "Data dependency
+// resolution"; the compiler waits before such a write).
+static void pending_write(const char* file, int reg, uint64_t seq, const Wave& w, const Inst* cur) {
+  if (cur && cur->is_mem) return;
+  for (const Pending& p : w.pending)
+    if (p.seq == seq)
+      fail(std::string("write of ") + file + std::to_string(reg) + " while its load at " + hexaddr(p.addr) +
+           " is outstanding (the load would overwrite it)");
+}
+
 static void pending_read(const char* file, int reg, uint64_t seq, const Wave& w) {
   for (const Pending& p : w.pending)
     if (p.seq == seq)
@@ -119,6 +130,7 @@ uint32_t Ctx::sgpr(int slot) {
 void Ctx::set_sgpr(int slot, uint32_t v) {
   if (slot == kNull) return;
   if (slot >= kNumSgprSlots) fail("SGPR slot " + std::to_string(slot) + " out of range");
+  if (w.s_pend[slot]) pending_write("s", slot, w.s_pend[slot], w, cur);
   w.s[slot] = v;
   w.s_written[slot] = 1;
   w.s_pend[slot] = 0;
@@ -133,6 +145,7 @@ uint32_t Ctx::vgpr(int reg, int lane) {
 void Ctx::set_vgpr(int reg, int lane, uint32_t v) {
   if (reg >= L.vgpr_limit)
     fail("v" + std::to_string(reg) + " beyond the " + std::to_string(L.vgpr_limit) + " VGPRs the descriptor allocates");
+  if (w.v_pend[reg]) pending_write("v", reg, w.v_pend[reg], w, cur);
   w.v[(size_t)reg * kLanes + lane] = v;
   w.v_written[reg] = 1;
   w.v_pend[reg] = 0;
@@ -147,6 +160,7 @@ uint32_t Ctx::agpr(int reg, int lane) {
 void Ctx::set_agpr(int reg, int lane, uint32_t v) {
   if (reg >= L.agpr_limit)
     fail("a" + std::to_string(reg) + " beyond the " + std::to_string(L.agpr_limit) + " AGPRs the descriptor allocates");
+  if (w.a_pend[reg]) pending_write("a", reg, w.a_pend[reg], w, cur);
   w.a[(size_t)reg * kLanes + lane] = v;
   w.a_written[reg] = 1;
   w.a_pend[reg] = 0;
@@ -504,9 +518,11 @@ static void retire(Wave& w, const Pending& p) {
 
 // ISA "S_WAITCNT": VM_CNT counts vector memory operations, which return in
 // issue order (gfx10: loads only; stores in VS_CNT); LGKM_CNT counts LDS and
-// FLAT (in order with each other) and SMEM (out of order: only lgkmcnt(0)
-// guarantees an SMEM result). A FLAT operation sits in both counters and is
-// complete when either wait covers it.
+// FLAT and SMEM (out of order: only lgkmcnt(0) guarantees an SMEM result). A
+// FLAT operation sits in both counters and is complete when either wait covers
+// it; LDS and FLAT are taken in issue order within LGKM_CNT, as the waits LLVM
+// emits for this project's gfx1030 kernels rely on (an lgkmcnt(3) covering the
+// oldest of ds_read, flat_load, flat_load, ds_read).
 void Ctx::wait(int vm, int lgkm, int vs) {
   // Retires the oldest entries of one counter down to `keep`; returns the
   // youngest FLAT entry retired (0: none).

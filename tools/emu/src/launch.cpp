@@ -68,6 +68,12 @@ std::string disassemble(const std::vector<uint8_t>& elf, const std::string& proc
     unlink(tmpl);
     throw std::runtime_error("uattn-emu: cannot write the code object to " + std::string(tmpl));
   }
+  for (const std::string& sym : symbols)
+    for (char ch : sym)
+      if (!isalnum((unsigned char)ch) && ch != '_' && ch != '.' && ch != '$')
+        throw std::runtime_error("uattn-emu: symbol '" + sym + "' has characters a kernel name does not");
+  for (char ch : processor)
+    if (!isalnum((unsigned char)ch)) throw std::runtime_error("uattn-emu: processor '" + processor + "' is not a name");
   std::string cmd = "'" + objdump_path() + "' -d --mcpu=" + processor;
   if (!symbols.empty()) {
     cmd += " --disassemble-symbols=";
@@ -84,7 +90,7 @@ std::string disassemble(const std::vector<uint8_t>& elf, const std::string& proc
   const int rc = p ? pclose(p) : -1;
   unlink(tmpl);
   if (rc != 0)
-    throw std::runtime_error("uattn-emu: the disassembler failed (" + cmd + ", exit " + std::to_string(rc) +
+    throw std::runtime_error("uattn-emu: the disassembler failed (" + cmd + ", wait status " + std::to_string(rc) +
                              "; set $UATTN_OBJDUMP to an llvm-objdump that knows " + processor + "): " +
                              out.substr(0, 400));
   return out;
@@ -261,6 +267,7 @@ class CodeObjectImpl final : public CodeObject {
 
 std::vector<std::string> CodeObjectImpl::unimplemented() const {
   all_programs();
+  std::lock_guard<std::mutex> l(mu_);
   struct Site { size_t n = 0; std::string kernel; uint64_t addr = 0; };
   std::map<std::string, Site> bad;
   for (const auto& [name, p] : progs_)
@@ -278,6 +285,7 @@ std::vector<std::string> CodeObjectImpl::unimplemented() const {
 
 std::vector<std::pair<std::string, size_t>> CodeObjectImpl::opcode_census() const {
   all_programs();
+  std::lock_guard<std::mutex> l(mu_);
   std::map<std::string, size_t> n;
   for (const auto& [name, p] : progs_)
     for (const Inst& in : p.insts) ++n[in.mnemonic];
@@ -492,6 +500,9 @@ struct Runner {
     const size_t n = prog.insts.size();
     for (int k = 0; k < budget && !w.done && !w.at_barrier; ++k) {
       if (w.pc >= n) throw EmuError("ran past the end of the kernel's code");
+      if (w.executed >= req.max_wave_instructions)
+        throw EmuError("the wave executed " + std::to_string(w.executed) +
+                       " instructions without ending (LaunchRequest::max_wave_instructions): a runaway loop?");
       const Inst& in = prog.insts[w.pc];
       c.cur = &in;
       c.branched = false;
@@ -614,7 +625,7 @@ LaunchResult CodeObjectImpl::launch(const LaunchRequest& req) const {
                      z = uint32_t(g / (uint64_t(req.grid[0]) * req.grid[1]));
       try {
         r.run_group(wg, x, y, z);
-      } catch (const EmuError& e) {
+      } catch (const std::exception& e) {  // EmuError, or bad_alloc / the caller's valid callback
         std::lock_guard<std::mutex> l(mu);
         if (g < error_group) { error_group = g; error = e.what(); }
         failed = true;

@@ -110,6 +110,7 @@ struct Inst {
   // branches: index of the target instruction in the program (-1 none)
   int64_t target = -1;
   int64_t simm = 0;       // SOPP / SOPK immediate
+  bool is_mem = false;    // SMEM / VMEM / FLAT / DS: may write a register whose earlier load is outstanding
   std::string extra;      // unparsed modifiers (hwreg(...), swizzle(...)) for the handler
 };
 
@@ -136,8 +137,8 @@ struct Pending {
   uint64_t addr;          // of the issuing instruction
   std::vector<uint16_t> vregs, aregs, sregs;
   uint32_t lds_lo = 0, lds_hi = 0;  // LDS bytes written by a load-to-LDS
-  bool lgkm_too = false;  // FLAT: counted in LGKM_CNT as well (in order with LDS), as LLVM's
-                          // SIInsertWaitcnts counts a flat access that may reach LDS
+  bool lds_memory = true;  // kLgkmLds: reads or writes LDS bytes (ds_bpermute / ds_swizzle do not)
+  bool lgkm_too = false;  // FLAT: counted in LGKM_CNT as well (in order with LDS: Ctx::wait)
 };
 
 struct Workgroup;

@@ -479,6 +479,7 @@ void op_ds_bpermute_b32(Ctx& c, const Inst& in) {
     tmp[l] = ((exec >> src) & 1u) ? c.vreg(in, s, int(src), 0) : 0u;
   });
   Pending& p = c.issue(Counter::kLgkmLds);
+  p.lds_memory = false;  // a cross-lane exchange: no LDS bytes are read or written
   c.each(in, [&](int l) { c.set_vreg(in, d, l, 0, tmp[l]); });
   pend_data(c, p, d, 1);
 }
@@ -595,6 +596,7 @@ void op_ds_swizzle_b32(Ctx& c, const Inst& in) {
     tmp[l] = ((exec >> j) & 1u) ? c.vreg(in, s, j, 0) : 0u;
   });
   Pending& p = c.issue(Counter::kLgkmLds);
+  p.lds_memory = false;  // a cross-lane exchange: no LDS bytes are read or written
   c.each(in, [&](int l) { c.set_vreg(in, d, l, 0, tmp[l]); });
   pend_data(c, p, d, 1);
 }

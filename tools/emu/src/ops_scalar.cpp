@@ -395,7 +395,23 @@ void op_s_waitcnt_vscnt(Ctx& c, const Inst& in) {
 }
 
 // S_BARRIER: the core synchronises the workgroup. S_ENDPGM: the wave ends.
-void op_s_barrier(Ctx& c, const Inst&) { c.w.at_barrier = true; }
+// CDNA4 / RDNA2 "S_BARRIER": waits for every wave of the workgroup; it does not
+// wait for the wave's own outstanding memory operations (gfx90a+ / gfx10 have
+// no implicit wait: the compiler puts s_waitcnt lgkmcnt(0) before it). An LDS
+// access still outstanding at the barrier is not ordered with the other waves'
+// accesses after it: an error in a workgroup of more than one wave.
+void op_s_barrier(Ctx& c, const Inst&) {
+  if (c.wg.waves.size() > 1)
+    for (const Pending& p : c.w.pending)
+      if (p.ctr == Counter::kLgkmLds && p.lds_memory) {
+        char buf[160];
+        snprintf(buf, sizeof buf,
+                 "s_barrier with the LDS access at 0x%llx outstanding (no s_waitcnt lgkmcnt(0) before the barrier)",
+                 (unsigned long long)p.addr);
+        fail(buf);
+      }
+  c.w.at_barrier = true;
+}
 void op_s_endpgm(Ctx& c, const Inst&) { c.w.done = true; }
 
 // S_NOP (wait states only), S_CLAUSE (RDNA2: a grouping hint), S_CODE_END

@@ -233,7 +233,7 @@ bool apply_modifier(Inst& in, const std::string& tok) {
   return false;
 }
 
-void parse_waitcnt(Inst& in, const std::string& rest) {
+void parse_waitcnt(Inst& in, const std::string& rest, Gen gen) {
   // "vmcnt(0) lgkmcnt(0)" / "vmcnt(0) expcnt(0) lgkmcnt(0)" / a bare number / "null, 0x0" (s_waitcnt_vscnt)
   if (in.base == "s_waitcnt_vscnt") {
     auto parts = split_top(rest, ',');
@@ -257,7 +257,7 @@ void parse_waitcnt(Inst& in, const std::string& rest) {
       if (in.base == "s_waitcnt") {
         in.vmcnt = (int)((raw & 0xf) | ((raw >> 10) & 0x30));
         in.expcnt = (int)((raw >> 4) & 7);
-        in.lgkmcnt = (int)((raw >> 8) & 0x3f);
+        in.lgkmcnt = (int)((raw >> 8) & (gen == Gen::kGfx10 ? 0x3f : 0xf));  // gfx9 [11:8], gfx10 [13:8]
       }
     }
   }
@@ -325,7 +325,7 @@ std::map<std::string, Program> parse_disassembly(const std::string& text, Gen ge
     const std::string rest = sp == std::string::npos ? std::string() : trim(body.substr(sp));
     in.base = strip_enc(in.mnemonic, &in.enc);
     if (in.base == "s_waitcnt" || in.base == "s_waitcnt_vscnt") {
-      parse_waitcnt(in, rest);
+      parse_waitcnt(in, rest, gen);
     } else if (!rest.empty()) {
       std::vector<std::string> parts = split_top(rest, ',');
       // the last part may carry space-separated modifiers; so may any part's tail
@@ -366,6 +366,10 @@ std::map<std::string, Program> parse_disassembly(const std::string& text, Gen ge
     } else if (in.base == "s_nop" || in.base == "s_movk_i32" || in.base == "s_addk_i32" || in.base == "s_mulk_i32") {
       if (in.nops > 0 && in.ops[in.nops - 1].kind == Operand::kInt) in.simm = in.ops[in.nops - 1].ival;
     }
+    // Memory instructions return their data in order with the earlier loads of
+    // their counter, so they may target a register whose load is outstanding.
+    for (const char* pre : {"s_load", "s_buffer_load", "ds_", "global_", "flat_", "buffer_", "scratch_"})
+      if (in.base.rfind(pre, 0) == 0) in.is_mem = true;
     cur->by_addr[in.addr] = cur->insts.size();
     cur->insts.push_back(std::move(in));
   }

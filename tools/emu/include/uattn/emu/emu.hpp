@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -44,6 +45,29 @@ struct KernelDesc {
   std::vector<Arg> args;                  // metadata, explicit then hidden
 };
 
+// Valid global memory as a set of [base, base + bytes) ranges, for
+// LaunchRequest::valid: `contains(addr, n)` is true when the n bytes from addr
+// lie inside one range (no wrap-around).
+class RangeSet {
+ public:
+  void add(uint64_t base, uint64_t bytes) { r_.emplace_back(base, bytes); sorted_ = false; }
+  bool contains(uint64_t a, uint64_t n) const {
+    if (!sorted_) { std::sort(r_.begin(), r_.end()); sorted_ = true; }
+    auto it = std::upper_bound(r_.begin(), r_.end(), std::make_pair(a, ~uint64_t(0)));
+    if (it == r_.begin()) return false;
+    --it;
+    return a >= it->first && n <= it->second && a - it->first <= it->second - n;
+  }
+  // As a LaunchRequest::valid callback (the set must outlive the launch).
+  std::function<bool(uint64_t, size_t)> callback() const {
+    contains(0, 0);  // sort before workers share it
+    return [this](uint64_t a, size_t n) { return contains(a, n); };
+  }
+ private:
+  mutable std::vector<std::pair<uint64_t, uint64_t>> r_;
+  mutable bool sorted_ = true;
+};
+
 // One decoded instruction (LLVM's disassembly), for tools and binary-level tests.
 struct Instruction {
   uint64_t addr = 0, file_offset = 0;  // virtual address; byte offset in the ELF file
@@ -63,6 +87,9 @@ struct LaunchRequest {
   // every address is accessed as host memory unchecked.
   std::function<bool(uint64_t addr, size_t bytes)> valid;
   unsigned threads = 0;           // host threads running workgroups (0: one per core)
+  // A wave that executes more instructions than this fails the launch (a
+  // runaway loop, say in a mutated code object).
+  uint64_t max_wave_instructions = 200000000;
   bool profile = false;           // count the waves that executed each instruction
 };
 
