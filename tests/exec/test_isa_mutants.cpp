@@ -108,17 +108,23 @@ const InstanceRow* row_of(const std::string& name) {
   return nullptr;
 }
 
+// Instance `k` alone, 2D, on the code objects in the emulator.
+exec::RunOptions isa_options(Arch a, const std::string& k) {
+  exec::RunOptions o;
+  o.arch = a;
+  o.engine = exec::Engine::kIsa;
+  o.select.filter = k;
+  o.select.path = ForcePath::k2D;
+  return o;
+}
+
 // Runs the instance of `m` on one problem with the original and with the mutant.
 void expect_caught(Arch a, const Mutant& m) {
   ASSERT_FALSE(m.kernel.empty()) << "no ci instance has the instruction to mutate";
   const InstanceRow* r = row_of(m.kernel);
   ASSERT_NE(r, nullptr);
   auto prob = uattn::testing::make_problem(spec_for(*r), exec::guarded_allocator());
-  exec::RunOptions o;
-  o.arch = a;
-  o.engine = exec::Engine::kIsa;
-  o.select.filter = m.kernel;
-  o.select.path = ForcePath::k2D;
+  exec::RunOptions o = isa_options(a, m.kernel);
   const exec::RunResult good = exec::run_problem(*prob, o);
   ASSERT_TRUE(good.ok) << m.kernel << " unmutated: " << good.error;
   o.code_object = m.co;
@@ -151,11 +157,7 @@ TEST_P(IsaMutant, WaitcntBeforeBarrierRemoved) {
     if (!r || r->waves < 2) continue;
     const std::vector<emu::Instruction> v = base->instructions(k);
     auto prob = uattn::testing::make_problem(spec_for(*r), exec::guarded_allocator());
-    exec::RunOptions o;
-    o.arch = a;
-    o.engine = exec::Engine::kIsa;
-    o.select.filter = k;
-    o.select.path = ForcePath::k2D;
+    exec::RunOptions o = isa_options(a, k);
     o.profile = true;
     const exec::RunResult res = exec::run_problem(*prob, o);
     ASSERT_TRUE(res.ok) << k << " unmutated: " << res.error;
@@ -201,11 +203,7 @@ TEST_P(IsaMutant, ExecRestoreDropped) {
     const InstanceRow* r = row_of(k);
     if (!r) continue;
     auto prob = uattn::testing::make_problem(spec_for(*r), exec::guarded_allocator());
-    exec::RunOptions o;
-    o.arch = GetParam();
-    o.engine = exec::Engine::kIsa;
-    o.select.filter = k;
-    o.select.path = ForcePath::k2D;
+    exec::RunOptions o = isa_options(GetParam(), k);
     o.profile = true;
     const exec::RunResult res = exec::run_problem(*prob, o);
     ASSERT_TRUE(res.ok) << k << " unmutated: " << res.error;
