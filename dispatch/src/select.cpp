@@ -345,15 +345,15 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   e.tiles = (int)ceil_pos((double)tiles / segs);                   // the longest walk, in tiles
   const double tiles_avg = std::max(1.0, m.keys_avg / r.block_n) / live;  // the average walk
   // Waves of a workgroup that own query rows (at least one); every wave of a
-  // head-split tile owns all of them (config.hpp head_split_tile).
-  const double per_wave = (double)(r.block_m / r.waves);
+  // head-split tile owns all of them (the tile record's head_split).
+  const double per_wave = (double)r.rows_per_wave;
   const double row_waves =
-      head_split_tile(r.arch, r.block_m, r.waves)
+      r.head_split
           ? (double)r.waves
           : std::max(1.0, std::min((double)r.waves, ceil_pos(std::min((double)r.block_m, m.rows_per_seq) / per_wave)));
   // Waves that run: where waves are independent (each wave walks its own rows'
-  // keys, config.hpp waves_share_kv), those with rows; otherwise all of a workgroup's.
-  const bool independent = !waves_share_kv(r.arch, r.waves);
+  // keys: the tile record's shares_kv false), those with rows; otherwise all of a workgroup's.
+  const bool independent = !r.shares_kv;
   const double busy = independent ? row_waves : (double)r.waves;
   const double overlap = std::max(0.25, std::min(r.occupancy, (double)m.pol->overlap_waves));
   const double lanes = m.simd_count * overlap;                     // waves making progress at once
@@ -462,14 +462,11 @@ enum class PathReason {
   kModel,              // the cost model's cheaper estimate
 };
 
-constexpr int kMaxCandidates = 5;  // 2 tiles of 2D + 3 segment counts of 3D
-
 struct Decision {
   PathReason reason = PathReason::kForced;
   bool only_other = false;   // the chosen path is not served; the other one is
   int cus = 0;
-  int n = 0;                 // candidates estimated
-  CandidateEstimate cand[kMaxCandidates];
+  std::vector<CandidateEstimate> cand;  // every estimate weighed: one per 2D tile kind, one per 3D segment count
   int best2 = -1, best3 = -1;  // indices into cand
   bool segments_requested = false;
 };
@@ -645,36 +642,36 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
                 (double)kDTypeBits[(int)p.kv_dtype] / 8.0, avg_keys(p)};
   m.finish();
 
-  // 2D candidates: the first serving row of each tile kind. 3D: the one-wave
-  // tile (rule large-tile-2d-only), or any 3D row the filter leaves.
-  const InstanceRow* r2s = opt.path == ForcePath::k3D ? nullptr : pick(g2, p, opt, Tile::small);
-  const InstanceRow* r2l = opt.path == ForcePath::k3D ? nullptr : pick(g2, p, opt, Tile::large);
+  // 2D candidates: the first serving row of each tile kind. 3D: the first
+  // serving row of the first tile kind (vocabulary order: the fewest waves
+  // first; rule large-tile-2d-only) that has one the filter leaves.
+  std::vector<const InstanceRow*> r2;
   const InstanceRow* r3 = nullptr;
-  if (opt.path != ForcePath::k2D) {
-    r3 = pick(g3, p, opt, Tile::small);
-    if (!r3) r3 = pick(g3, p, opt, Tile::large);
+  for (int t = 0; t < kNumTiles; ++t) {
+    if (opt.path != ForcePath::k3D)
+      if (const InstanceRow* r = pick(g2, p, opt, (Tile)t)) r2.push_back(r);
+    if (opt.path != ForcePath::k2D && !r3) r3 = pick(g3, p, opt, (Tile)t);
   }
   // Working workgroups and tiles depend on block_m / block_n only: computed once per shape.
-  int shape_m[3] = {0, 0, 0}, shape_n[3] = {0, 0, 0}, shape_tiles[3] = {0, 0, 0}, shapes = 0;
-  uint64_t shape_wg[3] = {0, 0, 0};
+  struct Shape { int block_m, block_n, tiles; uint64_t wg; };
+  std::vector<Shape> shapes;
   auto shape = [&](const InstanceRow& r, uint64_t* wg, int* tiles) {
-    for (int i = 0; i < shapes; ++i)
-      if (shape_m[i] == r.block_m && shape_n[i] == r.block_n) { *wg = shape_wg[i]; *tiles = shape_tiles[i]; return; }
+    for (const Shape& s : shapes)
+      if (s.block_m == r.block_m && s.block_n == r.block_n) { *wg = s.wg; *tiles = s.tiles; return; }
     *wg = working_workgroups(p, r.block_m, qpk);
     *tiles = kv_tiles_of(p, r);
-    if (shapes < 3) {
-      shape_m[shapes] = r.block_m; shape_n[shapes] = r.block_n; shape_wg[shapes] = *wg; shape_tiles[shapes] = *tiles;
-      ++shapes;
-    }
+    shapes.push_back(Shape{r.block_m, r.block_n, *tiles, *wg});
   };
-  for (const InstanceRow* r : {r2s, r2l}) {
-    if (!r) continue;
+  auto add = [&](const CandidateEstimate& e, int* best) {
+    d.cand.push_back(e);
+    const int i = (int)d.cand.size() - 1;
+    if (*best < 0 || better(d.cand[i], d.cand[*best])) *best = i;
+  };
+  for (const InstanceRow* r : r2) {
     uint64_t wg;
     int tiles;
     shape(*r, &wg, &tiles);
-    d.cand[d.n] = estimate(m, *r, 1, wg, tiles);
-    if (d.best2 < 0 || better(d.cand[d.n], d.cand[d.best2])) d.best2 = d.n;
-    ++d.n;
+    add(estimate(m, *r, 1, wg, tiles), &d.best2);
   }
   if (r3) {
     uint64_t wg1;
@@ -690,11 +687,7 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
                                std::min(pol.max_segments, tiles / pol.min_tiles_per_segment));
       ns = segment_candidates(m, *r3, wg1, lo, cap, segs);
     }
-    for (int i = 0; i < ns; ++i) {
-      d.cand[d.n] = estimate(m, *r3, segs[i], wg1, tiles);
-      if (d.best3 < 0 || better(d.cand[d.n], d.cand[d.best3])) d.best3 = d.n;
-      ++d.n;
-    }
+    for (int i = 0; i < ns; ++i) add(estimate(m, *r3, segs[i], wg1, tiles), &d.best3);
   }
 
   Path path;
@@ -714,11 +707,8 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
                                         std::max(1, std::min(pol.max_segments, kv_tiles_of(p, *r3) /
                                                                                    pol.min_tiles_per_segment)),
                                         segs);
-      for (int i = 0; i < ns && d.n < kMaxCandidates; ++i) {
-        d.cand[d.n] = estimate(m, *r3, segs[i], working_workgroups(p, r3->block_m, qpk), kv_tiles_of(p, *r3));
-        if (d.best3 < 0 || better(d.cand[d.n], d.cand[d.best3])) d.best3 = d.n;
-        ++d.n;
-      }
+      for (int i = 0; i < ns; ++i)
+        add(estimate(m, *r3, segs[i], working_workgroups(p, r3->block_m, qpk), kv_tiles_of(p, *r3)), &d.best3);
       path = Path::k3D;
       d.only_other = true;
     } else if (path == Path::k3D && d.best3 < 0) {
@@ -781,7 +771,7 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
   }
   if (opt.explain) {
     sel.why = explanation(p, sel, d, pol);
-    sel.candidates.assign(d.cand, d.cand + d.n);
+    sel.candidates = d.cand;
   }
   sel.ok = true;
   return sel;

@@ -78,6 +78,7 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     matrix, diags = load_matrices(args.matrix)
     expansion = expand(matrix)
+    diags.extend(expansion.conflicts)
     if not matrix.incomplete:
         diags.extend(check_subsets(matrix, expansion))
     errors = [str(d) for d in diags]

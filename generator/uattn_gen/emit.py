@@ -7,6 +7,7 @@ atomically and deletes stale instance files. Layout of <out>:
 
   instances/<name>.hip   one thin translation unit per instance
   table_rows.inc         one UATTN_ATTENTION_ROW / UATTN_REDUCE_ROW per instance, table order
+  include/uattn/generated/tile_records.inc  one UATTN_TILE_RECORD per attention instance (tiles.py)
   instances.cmake        set(UATTN_INSTANCES_<arch> ...) and set(UATTN_CHECK_KERNEL_<arch> ...) per arch
   checks/uattn_<arch>_check.hip  the index-array check kernel of each arch with instances
   checks.inc             one UATTN_CHECK_ENTRY(name) per check kernel (host twins)
@@ -21,6 +22,7 @@ the matrices' `architectures`), never on the selection.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -34,7 +36,7 @@ from .model import (ARCH_INFO, ANY_BLOCK, BUILTIN_ARCHS, DTYPE_INFO, FEATURE_INF
                     feature_names, feature_token, names, path_enum)
 from .measured import figures
 from .model import SELECT_POLICY
-from .rules import instance_lds_bytes
+from .tiles import instance_lds_bytes, tile_config
 from .schema import SCHEMA_VERSION
 
 INSTANCE_DIR = "instances"
@@ -44,9 +46,10 @@ GENERATED_INCLUDE = "include/uattn/generated"
 # Row format of table_rows.inc: its version and the named columns of each row
 # kind, read by dispatch/include/uattn/table_row.hpp (which checks the version
 # and the column counts at compile time).
-TABLE_FORMAT_VERSION = 3
+TABLE_FORMAT_VERSION = 4
 ATTENTION_COLUMNS = ("name", "arch", "path", "q_dtype", "kv_dtype", "head_size", "block_size",
                      "features", "tile", "block_m", "block_n", "waves",
+                     "lds_bytes", "rows_per_wave", "head_split", "shares_kv",
                      "vgprs", "occupancy", "tile_cycles", "measured")
 REDUCE_COLUMNS = ("name", "arch", "head_size")
 _ENV = jinja2.Environment(
@@ -82,6 +85,7 @@ def record(inst: Instance) -> dict:
         "waves": inst.waves,
         "wave_size": ARCH_INFO[inst.arch].wave_size,
         "lds_bytes": instance_lds_bytes(inst),
+        "tile_config": None if inst.path == REDUCE else dataclasses.asdict(tile_config(inst)),
         "groups": list(inst.groups),
         "matrix_files": list(inst.sources),
     }
@@ -92,10 +96,14 @@ def row_fields(inst: Instance) -> dict:
     fields = {"name": names(inst).name, "arch": inst.arch, "head_size": inst.head_size}
     if inst.path == REDUCE:
         return fields
-    fig = figures(inst, instance_lds_bytes(inst), _MEASURED)
+    cfg = tile_config(inst)
+    fig = figures(inst, cfg.lds_bytes, _MEASURED)
     fields.update(path=path_enum(inst.path), q_dtype=inst.q_dtype, kv_dtype=inst.kv_dtype,
                   block_size=inst.block_size, features=f"0x{inst.features:02X}",
-                  tile=inst.tile, block_m=inst.block_m, block_n=inst.block_n, waves=inst.waves,
+                  tile=inst.tile, block_m=cfg.block_m, block_n=cfg.block_n, waves=cfg.waves,
+                  lds_bytes=f"{cfg.lds_bytes}u", rows_per_wave=cfg.rows_per_wave,
+                  head_split="true" if cfg.head_split else "false",
+                  shares_kv="true" if cfg.shares_kv else "false",
                   vgprs=fig.vgprs, occupancy=f"{fig.occupancy:g}", tile_cycles=f"{fig.tile_cycles:g}",
                   measured="true" if fig.measured else "false")
     return {c: fields[c] for c in ATTENTION_COLUMNS}
@@ -121,7 +129,8 @@ def render_instance(inst: Instance) -> str:
         block_label="any" if inst.block_size == ANY_BLOCK else str(inst.block_size),
         block_size=inst.block_size, feature_token=feature_token(inst.features),
         feature_mask=f"0x{inst.features:02X}u",
-        block_m=inst.block_m, block_n=inst.block_n, waves=inst.waves)
+        block_m=inst.block_m, block_n=inst.block_n, waves=inst.waves,
+        tile_fields=tile_config(inst).cpp_fields())
     return _ENV.get_template("attention.hip.j2").render(ctx)
 
 
@@ -148,6 +157,9 @@ def render_tree(matrix: Matrix, instances: list, selection) -> dict:
     files["table_rows.inc"] = _ENV.get_template("table_rows.inc.j2").render(
         sources=sources, version=TABLE_FORMAT_VERSION, attention_columns=ATTENTION_COLUMNS,
         reduce_columns=REDUCE_COLUMNS, rows=[table_row(i) for i in instances])
+    files[f"{GENERATED_INCLUDE}/tile_records.inc"] = _ENV.get_template("tile_records.inc.j2").render(
+        sources=sources, records=[(names(i).name, tile_config(i).cpp_fields())
+                                  for i in instances if i.path != REDUCE])
     per_arch = [(a, [names(i).name for i in instances if i.arch == a]) for a in arch_names()]
     # One index-array check kernel per architecture with instances (checked launches).
     checks = [(a, f"uattn_{a}_check") for a, arch_names in per_arch if arch_names]
@@ -188,10 +200,6 @@ def render_records(matrix: Matrix) -> dict:
         "all_features": f"0x{sum(f.bit for f in FEATURE_INFO):02X}u", "paths": PATH_INFO,
         "force_paths": [p for p in PATH_INFO if p.force_c], "tiles": TILE_KINDS,
         "tile_block_n": TILE_BLOCK_N, "select_policy": SELECT_POLICY,
-        # one C++ entry per (arch, tile, head size) of ArchInfo.rows_by_head
-        "rows_by_head": [(a.name, tile, head, rows, generic_only, waves, split) for a in ARCH_INFO.values()
-                         for tile, heads, rows, generic_only, waves, split in a.rows_by_head_entries()
-                         for head in heads],
     }
     return {
         f"{GENERATED_INCLUDE}/arch.hpp": _ENV.get_template("arch.hpp.j2").render(ctx),

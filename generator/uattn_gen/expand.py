@@ -32,6 +32,7 @@ class Pruned:
 class Expansion:
     instances: list = field(default_factory=list)   # table order
     pruned: list = field(default_factory=list)      # [Pruned], table order
+    conflicts: list = field(default_factory=list)   # [Diagnostic]: one name, two tile records
 
 
 def _candidates(group):
@@ -39,12 +40,15 @@ def _candidates(group):
             group.archs, group.dtypes, group.head_sizes, group.block_sizes,
             group.feature_sets, group.paths, group.tiles):
         yield attention_instance(arch, path, q, kv, head, block, feat, tile,
-                                 group=group.name, source=group.file.display)
+                                 group=group.name, source=group.file.display,
+                                 tile_overrides=group.tile_overrides)
 
 
 def expand(matrix: Matrix) -> Expansion:
     kept: dict = {}
     pruned: dict = {}
+    conflicts: dict = {}
+    first_group: dict = {}
     for group in matrix.groups:
         for cand in _candidates(group):
             name = names(cand).name
@@ -53,8 +57,16 @@ def expand(matrix: Matrix) -> Expansion:
                 if name in pruned:
                     cand = pruned[name].candidate.merged(cand)
                 pruned[name] = Pruned(cand, failed)
+            elif name in kept and kept[name].tile_overrides != cand.tile_overrides:
+                g0 = first_group[name]
+                conflicts.setdefault((g0.name, group.name), Diagnostic(
+                    group.file.given, group.line,
+                    f"group '{group.name}' gives {name} the tile_config {dict(cand.tile_overrides)}, "
+                    f"group '{g0.name}' (line {g0.line}) gives it {dict(kept[name].tile_overrides)}; "
+                    f"expected one tile record per instance (the same tile_config in both groups)"))
             else:
                 kept[name] = kept[name].merged(cand) if name in kept else cand
+                first_group.setdefault(name, group)
     reduces: dict = {}
     for inst in kept.values():
         if inst.path == "3d":
@@ -64,7 +76,8 @@ def expand(matrix: Matrix) -> Expansion:
     for r in reduces.values():
         kept[names(r).name] = r
     return Expansion(instances=sorted(kept.values(), key=table_key),
-                     pruned=sorted(pruned.values(), key=lambda p: table_key(p.candidate)))
+                     pruned=sorted(pruned.values(), key=lambda p: table_key(p.candidate)),
+                     conflicts=list(conflicts.values()))
 
 
 def check_subsets(matrix: Matrix, expansion: Expansion) -> list:

@@ -328,6 +328,7 @@ class Group:
     feature_sets: list    # masks
     paths: list
     tiles: list
+    tile_overrides: tuple = ()   # ((TileConfig field, value), ...): the group's `tile_config`
 
 
 @dataclass
@@ -369,6 +370,8 @@ class Instance:
     block_m: int = 0
     block_n: int = 0
     waves: int = 1
+    # ((TileConfig field, value), ...) a matrix group sets over the tile rules (tiles.py)
+    tile_overrides: tuple = ()
     groups: tuple = field(default=(), compare=False)
     sources: tuple = field(default=(), compare=False)
 
@@ -386,10 +389,10 @@ def _ordered_union(a: tuple, b: tuple) -> tuple:
 
 def attention_instance(arch: str, path: str, q_dtype: str, kv_dtype: str, head_size: int,
                        block_size: int, features: int, tile: str, group: str = "",
-                       source: str = "") -> Instance:
+                       source: str = "", tile_overrides: tuple = ()) -> Instance:
     t = ARCH_INFO[arch].tile(tile, head_size, block_size)
     return Instance(arch, path, q_dtype, kv_dtype, head_size, block_size, features, tile,
-                    t.block_m, t.block_n, t.waves,
+                    t.block_m, t.block_n, t.waves, tuple(tile_overrides),
                     groups=(group,) if group else (), sources=(source,) if source else ())
 
 

@@ -5,68 +5,16 @@ fails any rule of its architecture is pruned, and `uattn-gen list
 --why-pruned` prints the rule names and reasons. The YAML says what to
 enumerate, these rules say what is valid.
 
-lds_bytes() is uattn::attn_lds_bytes() of templates/uattn/kernel/config.hpp
-computed from the same architecture record (tests/generator/test_gen_rules.py
-compiles that header against the generated arch header and compares).
+The LDS bytes a rule checks are the tile record's (tiles.py), the number the
+kernel declares and the table row carries.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
 
-from .model import ANY_BLOCK, ARCH_INFO, DTYPE_BY_NAME, FEATURE_BIT, HEAD_SIZE_MULTIPLE, REDUCE, Instance
-
-
-def head_pad(arch: str, head_size: int) -> int:
-    """Head size rounded up to the kernel's register tiling (elements)."""
-    m = ARCH_INFO[arch].head_pad
-    return (head_size + m - 1) // m * m
-
-
-def lds_row(arch: str, head_size: int) -> int:
-    """LDS row stride in elements (padded head + bank-spreading extra)."""
-    return head_pad(arch, head_size) + ARCH_INFO[arch].lds_row_pad
-
-
-def dot2_shares_kv(waves: int) -> bool:
-    """The dot2 body's 8-wave tile stages each K / V tile once in LDS for all its
-    waves (config.hpp dot2_shares_kv)."""
-    return waves == 8
-
-
-def lds_bytes(arch: str, head_size: int, block_m: int, block_n: int, waves: int) -> int:
-    """Static LDS bytes of an attention workgroup.
-
-    Mirrors attn_lds_bytes() of templates/uattn/kernel/config.hpp, by the
-    architecture's matrix-instruction kind. mfma_32x32x16: K [block_n][head + 8]
-    and V^T [head][block_n + 8] of 2-byte elements per stage, two stages (double
-    buffer) for multi-wave workgroups when they fit in 80 KiB; one-wave tiles
-    (block_m <= 32) with 64 < head <= 256, of a fixed block size or the generic
-    instance, read K straight from memory (V^T only); those of them with 16
-    rows stage V^T in two halves of the head (head / 2 rows) where
-    head % 32 == 0, whole otherwise; the head-split tile (16 rows, 2 waves:
-    mfma_head_split) adds its score exchange, 2 waves x 64 lanes x
-    block_n / 16 S^T tiles x 4 fp32 (mfma_split_bytes). dot2:
-    K/V are read straight from memory; Q and P rows [block_m][lds_row] are staged;
-    the 8-wave tile (dot2_shares_kv) stages the K and V tiles, block_n x head
-    2-byte elements each.
-    """
-    if ARCH_INFO[arch].matrix_insn == "mfma_32x32x16":
-        k_in_lds = not (block_m <= 32 and 64 < head_size <= 256)
-        v_rows = head_size // 2 if block_m == 16 and head_size % 32 == 0 and not k_in_lds else head_size
-        stage = ((block_n * (head_size + 8) if k_in_lds else 0) + v_rows * (block_n + 8)) * 2
-        split = waves * 64 * (block_n // 16) * 4 * 4 if (block_m, waves) == (16, 2) else 0
-        return stage * (2 if block_m > 32 and 2 * stage <= 80 * 1024 else 1) + split
-    if dot2_shares_kv(waves):
-        return 2 * block_n * head_size * 2
-    return block_m * lds_row(arch, head_size) * 2
-
-
-def instance_lds_bytes(inst: Instance) -> int:
-    """LDS bytes of an instance (0 for the reduce kernel)."""
-    if inst.path == REDUCE:
-        return 0
-    return lds_bytes(inst.arch, inst.head_size, inst.block_m, inst.block_n, inst.waves)
+from .model import ANY_BLOCK, ARCH_INFO, DTYPE_BY_NAME, FEATURE_BIT, HEAD_SIZE_MULTIPLE, Instance
+from .tiles import instance_lds_bytes, tile_config
 
 
 @dataclass(frozen=True)
@@ -103,7 +51,7 @@ def _large_tile_2d_only(i: Instance) -> bool:
 def _shared_tile_serves(i: Instance) -> bool:
     """The dot2 body's 8-wave tile (run_shared in attention_dot2.hpp) is written for plain and
     sliding-window attention at a fixed, even block size (both keys of a V key pair in one block)."""
-    if ARCH_INFO[i.arch].matrix_insn != "dot2" or not dot2_shares_kv(i.waves):
+    if ARCH_INFO[i.arch].matrix_insn != "dot2" or not tile_config(i).shares_kv:
         return True
     return (i.block_size != ANY_BLOCK and i.block_size % 2 == 0
             and i.features & ~FEATURE_BIT["window"] == 0)
@@ -125,7 +73,7 @@ def _rule_set(arch: str) -> list:
              _head_size_served),
         Rule("lds-budget",
              f"{'Q/P rows (K/V tiles in the 8-wave tile)' if info.stages_q_in_lds else 'K/V tiles'} must fit the "
-             f"{info.lds_budget // 1024} KiB LDS budget of {arch} (config.hpp attn_lds_bytes)",
+             f"{info.lds_budget // 1024} KiB LDS budget of {arch} (the tile record's lds_bytes, tiles.py)",
              _lds_fits),
         Rule("large-tile-2d-only", "3D split-KV segments use the small tile", _large_tile_2d_only),
         Rule("shared-tile-plain-or-window",

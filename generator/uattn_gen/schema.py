@@ -25,13 +25,14 @@ from .globs import is_valid_glob
 from .model import (ANY_BLOCK, ARCH_INFO, DTYPES, FEATURE_BIT, FEATURES, ALL_FEATURES,
                     HEAD_SIZES, MATRIX_INSNS, PATHS, TILE_NAMES, ArchInfo, Group, Matrix,
                     MatrixFile, Subset, arch_names, declare_archs, feature_token)
+from .tiles import BOOL_FIELDS, OVERRIDABLE
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_VERSION = 1
 
 TOP_KEYS = ("version", "architectures", "groups", "subsets")
 GROUP_KEYS = ("name", "description", "arch", "dtypes", "head_size", "block_size",
-              "features", "path", "tile")
+              "features", "path", "tile", "tile_config")
 REQUIRED_GROUP_KEYS = ("arch", "dtypes", "head_size")
 GROUP_DEFAULTS = {"block_size": [ANY_BLOCK], "features": [0], "path": list(PATHS),
                   "tile": ["small"]}
@@ -55,6 +56,7 @@ _SEQ, _MAP = _T + "seq", _T + "map"
 MAX_FILE_BYTES = 16 << 20      # a matrix file larger than this is refused unread
 MAX_DEPTH = 64                 # lists and mappings nested deeper than this
 MAX_CANDIDATES = 100_000       # candidates of all groups together, before pruning
+MAX_TILE_KNOB = 64             # the largest value a tile_config field may take
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
@@ -421,12 +423,48 @@ class _FileChecker:
             if items is None:
                 ok = False
             parsed[key] = items
+        overrides = ()
+        if "tile_config" in values:
+            overrides = self.tile_config(values["tile_config"][1], where)
+            ok = ok and overrides is not None
         if not ok:
             return None
         return Group(name=name, file=self.mfile, line=_line(node), archs=parsed["arch"],
                      dtypes=parsed["dtypes"], head_sizes=parsed["head_size"],
                      block_sizes=parsed["block_size"], feature_sets=parsed["features"],
-                     paths=parsed["path"], tiles=parsed["tile"])
+                     paths=parsed["path"], tiles=parsed["tile"], tile_overrides=overrides)
+
+    def tile_config(self, node, where: str) -> Optional[tuple]:
+        """((field, value), ...) of a group's `tile_config` mapping (tiles.OVERRIDABLE
+        fields of the tile record), sorted by field; None after reporting any problem."""
+        fields = sorted(OVERRIDABLE)
+        if not isinstance(node, MappingNode) or not node.value:
+            self.error(node, f"'tile_config' of {where} is {_describe(node)}, expected a mapping "
+                             f"of tile record fields to values, fields {_one_of(fields)}")
+            return None
+        out, ok = [], True
+        for key, knode, vnode in self.entries(node, f"'tile_config' of {where}"):
+            if key not in OVERRIDABLE:
+                self.error(knode, f"'tile_config' of {where}: '{key}' is not a tile record field a "
+                                  f"matrix may set{_suggest(key, fields)}, expected {_one_of(fields)}")
+                ok = False
+                continue
+            if key in BOOL_FIELDS:
+                if vnode.tag != _BOOL:
+                    self.error(vnode, f"'tile_config' of {where}: {key} is {_describe(vnode)}, "
+                                      f"expected true or false")
+                    ok = False
+                    continue
+                out.append((key, _CONSTRUCTOR.construct_object(vnode)))
+            else:
+                v = _int(vnode)
+                if v is None or not 1 <= v <= MAX_TILE_KNOB:
+                    self.error(vnode, f"'tile_config' of {where}: {key} is {_describe(vnode)}, "
+                                      f"expected an integer from 1 to {MAX_TILE_KNOB}")
+                    ok = False
+                    continue
+                out.append((key, v))
+        return tuple(sorted(out)) if ok else None
 
     def items(self, node, key: str, where: str, parse) -> Optional[list]:
         """Parsed items of the list `key`; None after reporting any problem."""

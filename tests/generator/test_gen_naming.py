@@ -8,7 +8,7 @@ from uattn_gen.expand import Selection, select
 from uattn_gen.measured import fallback_figures
 from uattn_gen.model import (ANY_BLOCK, ARCHS, DTYPES, PATHS, TILE_NAMES, attention_instance,
                              names, reduce_instance)
-from uattn_gen.rules import instance_lds_bytes
+from uattn_gen.tiles import instance_lds_bytes
 
 C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -20,7 +20,8 @@ def test_examples():
     assert n.file == n.name + ".hip" and n.symbol == n.name and n.filter_key == n.name
     fb = fallback_figures(i, instance_lds_bytes(i))  # no measured figures loaded
     assert table_row(i) == ("UATTN_ATTENTION_ROW(uattn_gfx950_2d_f16_f16_d128_b16_plain_m32n32w1, "
-                            f"gfx950, k2D, f16, f16, 128, 16, 0x00, small, 32, 32, 1, {fb.vgprs}, "
+                            "gfx950, k2D, f16, f16, 128, 16, 0x00, small, 32, 32, 1, "
+                            f"{128 * 40 * 2}u, 32, false, true, {fb.vgprs}, "
                             f"{fb.occupancy:g}, {fb.tile_cycles:g}, false)")
     g = attention_instance("gfx1030", "3d", "bf16", "fp8e4m3", 256, ANY_BLOCK, 0x1F, "small")
     assert names(g).name == "uattn_gfx1030_3d_bf16_fp8_d256_bany_all_m4n32w1"  # rows_by_head: 4 rows

@@ -243,10 +243,15 @@ TEST(Select, WindowedDecodeIsSplitByTheWindowsTiles) {
   }
 }
 
-// The large tile of p's shape stages each K / V tile once for all its waves
-// (config.hpp waves_share_kv): every gfx950 tile, the gfx1030 8-wave tile.
+// The 2D large tile serving p stages each K / V tile once for all its waves
+// (its tile record's shares_kv): every gfx950 tile, the gfx1030 8-wave tile.
 static bool large_tile_shares_kv(const ProblemDesc& p) {
-  return waves_share_kv(p.arch, tile_waves_of(p.arch, Tile::large, p.head_size, p.block_size));
+  for (const InstanceRow& r : all_rows())
+    if (r.arch == p.arch && r.path == Path::k2D && r.tile == Tile::large && r.q_dtype == p.q_dtype &&
+        r.kv_dtype == p.kv_dtype && r.head_size == p.head_size && (r.block_size == 0 || r.block_size == p.block_size) &&
+        (p.features & ~r.features) == 0)
+      return r.shares_kv;
+  return false;
 }
 
 // The classes of the issue, on both architectures, through the model: a

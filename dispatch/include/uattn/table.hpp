@@ -33,7 +33,12 @@ struct InstanceRow {
   int block_n;           // * keys per KV tile
   int waves;             // waves per workgroup (1 for reduce)
   int wave_size;         // wave_size_of(arch)
-  uint32_t lds_bytes;    // static LDS per workgroup (0 for reduce)
+  // From the instance's tile record (generator/uattn_gen/tiles.py; the kernel
+  // is compiled with the same record, uattn/kernel/tile.hpp):
+  uint32_t lds_bytes;    // static LDS bytes per workgroup (0 for reduce and where the kernel uses none)
+  int rows_per_wave;     // query rows one wave owns (block_m, or block_m / waves)
+  bool head_split;       // the waves own the same rows and split the head
+  bool shares_kv;        // the waves walk one KV range and load each K / V tile once between them
   // The cost model's figures of the compiled kernel (instances/measured.yaml,
   // from uattn-inspect on the code objects; docs/architecture.md "The cost model"):
   int vgprs;             // * VGPRs per lane

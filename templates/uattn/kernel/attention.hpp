@@ -20,20 +20,21 @@
 #include "uattn/kernel/attention_mfma.hpp"
 #include "uattn/kernel/check.hpp"
 #include "uattn/kernel/common.hpp"
+#include "uattn/kernel/tile.hpp"
 
 namespace uattn {
 
 // Body of a matrix-instruction kind (no primary definition: a new kind must add one).
-template <MatrixInsn M, Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN,
-          int WAVES>
+template <MatrixInsn M, Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS,
+          const TileConfig& T>
 struct AttnBodyOf;
-template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN, int WAVES>
-struct AttnBodyOf<MatrixInsn::mfma_32x32x16, A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES> {
-  using type = AttnBodyMfma<A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES>;
+template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, const TileConfig& T>
+struct AttnBodyOf<MatrixInsn::mfma_32x32x16, A, P, QT, KVT, HEAD, BLOCK, FEATS, T> {
+  using type = AttnBodyMfma<A, P, QT, KVT, HEAD, BLOCK, FEATS, T>;
 };
-template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN, int WAVES>
-struct AttnBodyOf<MatrixInsn::dot2, A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES> {
-  using type = AttnBodyDot2<A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES>;
+template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, const TileConfig& T>
+struct AttnBodyOf<MatrixInsn::dot2, A, P, QT, KVT, HEAD, BLOCK, FEATS, T> {
+  using type = AttnBodyDot2<A, P, QT, KVT, HEAD, BLOCK, FEATS, T>;
 };
 
 // A body behind the checked-launch entry guard: the workgroup exits before the
@@ -51,8 +52,8 @@ struct GuardedBody : Body {
 };
 
 // The kernel of an instance: the body of its architecture's matrix-instruction capability.
-template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN, int WAVES>
+template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, const TileConfig& T>
 using AttnKernel =
-    GuardedBody<typename AttnBodyOf<matrix_insn(A), A, P, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES>::type>;
+    GuardedBody<typename AttnBodyOf<matrix_insn(A), A, P, QT, KVT, HEAD, BLOCK, FEATS, T>::type>;
 
 }  // namespace uattn

@@ -49,10 +49,10 @@
 //        interleaves key pairs.
 //
 // LDS per wave (bytes): Q [R rows][HEAD] f16 (2 * R * HEAD), then 64 * R bytes
-// the body does not use (attn_lds_bytes() / WAVES, config.hpp, still counts a P
-// area of [16 key pairs][R rows] u32 per wave). The other kBcast tiles use no
-// LDS (the code object declares none; attn_lds_bytes() stays an upper bound);
-// the 8-wave tile stages the K / V tiles instead (16 KiB, run_shared).
+// the body does not use (the tile record's lds_bytes / WAVES, tiles.py, still
+// counts a P area of [16 key pairs][R rows] u32 per wave). The kBcast tiles use
+// no LDS (lds_bytes 0); the 8-wave tile stages the K / V tiles instead (16 KiB,
+// run_shared).
 //
 // Rows: the vector path loads and stores whole dwords (16-byte K / Q pieces,
 // 4-16-byte V pieces), so q / out / k_cache / v_cache rows must start on a
@@ -73,6 +73,7 @@
 // the device layer (backend_amd.hpp) names the instructions used.
 #pragma once
 #include "uattn/kernel/common.hpp"
+#include "uattn/kernel/tile.hpp"
 
 namespace uattn {
 
@@ -199,39 +200,31 @@ UATTN_INLINE void static_for(F& f) {
 
 }  // namespace dot2
 
-template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN, int WAVES>
+template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, const TileConfig& T>
 struct AttnBodyDot2 {
+  static constexpr int BM = T.block_m, BN = T.block_n, WAVES = T.waves;
   static_assert(P == Path::k2D || P == Path::k3D, "attention kernel path");
   static_assert(BN == 32, "KV tile of 32 keys (one per lane)");
   static_assert(HEAD % 16 == 0, "head size multiple of 16");
   static constexpr int kWave = wave_size_of(A);
   static_assert(kWave == 32, "wave32 body");
   // Rows per wave: rows_per_wave(A) = 8, or 4 in the one-wave d256 tiles, the
-  // generic one-wave d192 tile and the 8-wave d128 tile (config.hpp
-  // tile_rows_per_wave).
-  static constexpr int kQW = BM / WAVES;
+  // generic one-wave d192 tile and the 8-wave d128 tile (the record's rows_per_wave).
+  static constexpr int kQW = T.rows_per_wave;
   static_assert(BM == kQW * WAVES && (kQW == rows_per_wave(A) || (kQW == 4 && (WAVES == 1 || WAVES == 8))),
                 "block_m = rows per wave (8, or 4 in one-wave tiles and the 8-wave tile) * waves");
   static constexpr int kThreads = kWave * WAVES;
-  // One-wave tiles up to d192 and the 4-row tiles (d256; the generic d192
-  // tile) are built for 8 waves per SIMD: amdgpu_waves_per_eu(8) caps them at
-  // 128 VGPRs (1024 wave32 VGPRs per SIMD lane / 8; AMD "RDNA 2" ISA reference
-  // guide); the pipeline depths below are chosen so that they fit without
-  // spills. An 8-row d256 wave (64 accumulators) spills at 128 (and the
-  // generic 8-row d192 wave): they have 4 rows (ArchInfo.rows_by_head).
-  static constexpr int kWavesPerEU = WAVES == 1 && (HEAD <= 192 || kQW == 4) ? 8 : 1;
-  static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN, WAVES);
+  static constexpr int kWavesPerEU = T.waves_per_eu;  // waves per SIMD the register allocation must allow (amdgpu_waves_per_eu)
+  static constexpr uint32_t kLdsBytes = T.lds_bytes;  // static LDS bytes of the workgroup (0: none)
   static constexpr int kR = kQW;               // rows per wave
   static constexpr int kH = kR / 2;            // P rows one lane of a key pair holds
   static constexpr int kNC = HEAD / 8;         // 16-byte chunks of 8 f16 per Q/K row
-  // V dims per lane: at least 4 bytes per key (fp8 d64 takes 4 dims on half the
-  // lanes); 6 at d192 for 2-byte KV (12-byte loads; fp8 keeps 8: whole dwords).
-  static constexpr int kDPL = HEAD <= 64 ? (sizeof(KVT) == 1 ? 4 : 2) : HEAD <= 128 ? 4 : HEAD <= 192 && sizeof(KVT) == 2 ? 6 : 8;
+  static constexpr int kDPL = T.dims_per_lane;  // V head dims one lane accumulates in P.V
   static_assert(32 * kDPL >= HEAD, "PV covers the head");
   static constexpr uint32_t kQBytes = (uint32_t)(kR * HEAD * 2);
-    static constexpr uint32_t kPBytes = 16u * kR * 4u;
+  static constexpr uint32_t kPBytes = 16u * kR * 4u;
   static constexpr uint32_t kWaveLds = kQBytes + kPBytes;
-  static_assert(kWaveLds * WAVES <= kLdsBytes, "LDS formula (config.hpp attn_lds_bytes)");
+  static_assert(T.q_bcast || kWaveLds * WAVES <= kLdsBytes, "the tile record's lds_bytes holds the Q / P rows (tiles.py)");
   static constexpr bool kFp8 = sizeof(KVT) == 1;
   static constexpr bool kBf16 = __is_same(QT, dl::bf16);
   static constexpr float kKVUnit = kFp8 ? 256.0f : 1.0f;  // fp8 values are held / 256
@@ -241,20 +234,11 @@ struct AttnBodyDot2 {
   static constexpr bool kQQ = (FEATS & kFeatQQBias) != 0;
   static constexpr bool kSink = (FEATS & kFeatSinks) != 0;
   using U4 = dot2::U4;
-  // Broadcasts by DPP up to d128, in the prefill tiles and the one-wave tiles of
-  // a fixed block size without QQ-bias: Q stays in registers, chunk c of every
-  // row in lanes c and 16 + c, and reaches QK through the ROW_SHARE source of
-  // v_dot2c_f32_f16 (dl::fdot2_row_share); P reaches P.V the same way from the
-  // lanes of its key pair. No v_readlane of P in the tile loop, and no LDS
-  // access but the 8-wave tile's K / V tiles. (The QQ-bias tile and the generic tile, whose registers are taken by
-  // their features, spill or lose cycles with it: QQ-bias d128 +24% at 2 K
-  // pieces / 3 V key pairs, docs/performance.md.)
-  static constexpr bool kBcast = HEAD <= 128 && (FEATS & kFeatQQBias) == 0 && (WAVES > 1 || BLOCK != 0);
+  static constexpr bool kBcast = T.q_bcast;  // Q and P broadcast by DPP (no Q / P staging in LDS)
 
   // V of one key, this lane's kDPL dims, raw (kVDw dwords): the key's row address
   // `row` (wave-uniform) + the lane's byte offset.
   static constexpr int kVDw = kDPL * (int)sizeof(KVT) / 4;
-  static_assert(kVDw >= 1, "V loads of at least 4 bytes");
   template <bool kAl>
   UATTN_INLINE static void v_load(uint64_t row, uint32_t lane_off, uint32_t (&raw)[kVDw]) {
     dl::vec<uint32_t, kVDw> x;
@@ -353,16 +337,7 @@ struct AttnBodyDot2 {
   // otherwise. The specialised instances are selected only for rows_aligned
   // problems (dispatch: ProblemDesc::rows_aligned), which are 4-byte aligned.
   static constexpr bool kGeneric = BLOCK == 0 && FEATS == kFeatAll;
-  // Which path the generic instance's alignment test names first. Both forms
-  // run the same operations, but clang lays their blocks out differently, so the
-  // form is chosen per family with tools/uattn-inspect (docs/performance.md):
-  // with the unaligned path first, the 3D tile loops of fp8 KV d80 / d96 and
-  // bf16 x fp8 d112 are not straight-line (the unaligned copy is laid out inside
-  // the aligned loop) and the 3D 16-bit d80-d128 loops take 22-30% more cycles;
-  // with the aligned path first, every 2D loop and the 3D fp8 d128 loop are not
-  // straight-line, and the 3D f16 x fp8 d112 loop takes 39% more cycles (3D fp8
-  // d192 / d256 keep the unaligned-first form they were measured in).
-  static constexpr bool kAlignedFirst = P == Path::k3D && (!kFp8 || HEAD < 112 || (kBf16 && HEAD == 112));
+  static constexpr bool kAlignedFirst = T.aligned_first;  // the generic instance tests the aligned-rows path first
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
     if constexpr (kShared) {
       run_shared(p, lds);
@@ -562,46 +537,14 @@ struct AttnBodyDot2 {
     // P.V; V key pairs kLV steps ahead of their P.V step. dl::pin + mem_order +
     // sched_barrier end every step, so the compiler keeps that order (left free
     // it issues every load of the tile at once and runs out of registers).
-    // Loads in flight trade registers for hidden latency (llvm-mca, one wave,
-    // in order, 320-cycle global loads; docs/performance.md). llvm-mca counts
-    // every global load also as an LGKM (LDS) operation, so an LDS wait for a
-    // count below the global loads in flight stalls until they land. The kBcast
-    // tiles (d <= 128 but QQ-bias and generic) have no LDS access in the loop;
-    // their depths are below. Elsewhere Q reads run kQA ahead so the QK waits
-    // keep that many in flight, and P reaches P.V by v_readlane (no LDS wait
-    // there): the QQ-bias one-wave tile 2 K pieces / 4 V key pairs / 2 Q reads
-    // (<= 128 VGPRs, 8 waves per SIMD); d > 128: 2 K pieces, 2 V key pairs
-    // (fp8 KV or features: 1), Q 4 (2) reads ahead, <= 160 VGPRs; one-wave d192:
-    // Q 2 reads ahead, bf16 1 K piece / 3 V key pairs (<= 128 VGPRs); the 4-row
-    // d256 tile (32 accumulators): 4 / 3 / 4 in 124-125 VGPRs (5 / 3 / 4 and
-    // 4 / 4 / 4 reach 128 and spill in some variants), bf16 4 / 2 / 6 in 126
-    // (3-9% fewer cycles than 4 / 3 / 4 there; f16 +3%). The generic instance
-    // above d64 (every feature, a run-time block size): 2 / 3 / 2 with 8 rows
-    // (d80-d128, 115-126 VGPRs; with 2 / 4 / 2 it spills at 128), 3 / 2 / 2
-    // with 4 rows (d192 / d256, 105-123; at d256 3 / 3 / 4, 3 / 2 / 4 and
-    // 4 / 2 / 4 spill in some dtype pairs, 3 / 3 / 2 reaches 128). The
+    // Depths in flight: the tile record's k_ahead / v_ahead / q_ahead (tiles.py;
+    // the measurements behind them: docs/performance.md, "Tile rules"); the
     // element-load path (unaligned rows) keeps 1 / 1 / 2.
     constexpr int kKG = kFp8 ? kNC / 2 : kNC;  // K pieces per row
     constexpr bool kSplitQ = true;  // kR / 2 Q rows per step (all 8 cost 16 VGPRs more)
-    constexpr bool kLean = kFp8 || FEATS != 0;  // fp8 conversion / feature registers
-    // One-wave tiles without kBcast with fp8 KV or QQ-bias (d <= 128: the QQ-bias
-    // tile) and d192 fit 128 VGPRs with 2 K pieces / 4 (d192: 2) V key pairs / 2
-    // Q reads in flight; bf16 d192 (the K / V conversions need registers too)
-    // with 1 / 3 / 2.
-    constexpr bool kTight = WAVES == 1 && HEAD > 64 && (HEAD <= 128 ? (kFp8 || kQQ) : HEAD <= 192);
-    constexpr bool kTightBf16 = kTight && HEAD > 128 && kBf16 && !kLean;
-    // A run-time block size (the generic tile): 2 / 3 / 2 (8 rows), 3 / 2 / 2 (4 rows).
-    constexpr bool kGen = BLOCK == 0 && HEAD > 64;
-    constexpr bool kR4 = kR == 4 && !kGen;  // the 4-row d256 tile: 4 / 3 / 4, bf16 4 / 2 / 6 (<= 128 VGPRs)
-    // kBcast (no Q reads: every wait in the loop is a K / V load's): the 4-wave
-    // prefill tile 10 K pieces / 8 V key pairs (d80-d112: 159-164 VGPRs; d64 has
-    // 8 K pieces per row, so 8 / 8: 118-119; d128 is the 8-wave tile); one-wave
-    // tiles 4 / 4 where that fits 128 VGPRs without spills (16-bit f16 KV without
-    // ALiBi, d64, bf16 d80), else 4 / 3 (docs/performance.md).
-    constexpr bool kBcastLV4 = HEAD <= 64 || (!kFp8 && !kBf16 && !kAlibi) || (kBf16 && HEAD == 80);
-    constexpr int kAheadK = !kAl || kTightBf16 ? 1 : kBcast ? (WAVES > 1 ? 10 : 4) : kGen ? (kR == 4 ? 3 : 2) : kR4 ? 4 : HEAD > 128 || kTight ? 2 : 4;
+    constexpr int kAheadK = !kAl ? 1 : T.k_ahead;  // K pieces in flight (aligned rows)
     constexpr int kLK = kKG < kAheadK ? kKG : kAheadK;  // K pieces in flight
-    constexpr int kLV = !kAl ? 1 : kBcast ? (WAVES > 1 ? 8 : kBcastLV4 ? 4 : 3) : kGen ? (kR == 4 ? 2 : 3) : kR4 ? (kBf16 ? 2 : 3) : kTightBf16 ? 3 : HEAD > 128 ? (kLean ? 1 : 2) : WAVES > 1 || kTight ? 4 : 3;  // V key pairs in flight
+    constexpr int kLV = !kAl ? 1 : T.v_ahead;  // V key pairs in flight (aligned rows)
     // Row address of key `key` of the tile (v_readlane of that key's lane).
     auto v_row = [&](uint64_t vaddr, int key) -> uint64_t {
       return ((uint64_t)dl::readlane((uint32_t)(vaddr >> 32), key) << 32) | dl::readlane((uint32_t)vaddr, key);
@@ -612,7 +555,7 @@ struct AttnBodyDot2 {
       dl::mem_order();
       dl::sched_barrier();
     };
-    constexpr int kQA = !kAl ? 2 : kGen ? 2 : kR4 ? (kBf16 ? 6 : 4) : HEAD <= 64 ? 4 : HEAD <= 128 && WAVES > 1 ? 8 : kTight || (kLean && HEAD > 128) ? 2 : 4;  // Q reads in flight
+    constexpr int kQA = !kAl ? 2 : T.q_ahead;  // Q LDS reads in flight (aligned rows; 0: Q held in registers)
     // Q read n (chunk n / kR, row n % kR).
     auto q_ld = [&](int n) -> U4 { return q_lds.ld((uint32_t)((n % kR) * kNC + n / kR)); };
     int64_t koff_n = 0, voff_n = 0;
@@ -881,11 +824,10 @@ struct AttnBodyDot2 {
   // and the LDS reads run kShLK / kShLV steps ahead: in llvm-mca's model every
   // global load also counts as an LGKM operation (docs/performance.md), so an
   // LDS wait stalls unless more LDS reads are in flight than global loads.
-  // 95 VGPRs, 16 KiB LDS; depths measured with tools/uattn-inspect
-  // (docs/performance.md, "gfx1030 kernel body").
-  static constexpr bool kShared = dot2_shares_kv(WAVES);
+  // Depths: the record's k_ahead / v_ahead (docs/performance.md, "Tile rules").
+  static constexpr bool kShared = T.shares_kv;  // the workgroup stages each K / V tile once in LDS for all its waves
   static constexpr uint32_t kShKBytes = (uint32_t)(BN * HEAD * 2);  // K tile; V tile of the same size after it
-  static constexpr int kShLK = 4, kShLV = 5;  // LDS reads (K chunks / V pairs) in flight ahead of their QK / P.V step
+  static constexpr int kShLK = T.k_ahead, kShLV = T.v_ahead;
 
   UATTN_INLINE static void run_shared(const AttnParams& p, char* lds) {
     // (the generator prunes every other candidate: rules.py shared-tile-plain-or-window, large-tile-2d-only)

@@ -59,55 +59,43 @@
 // instance).
 #pragma once
 #include "uattn/kernel/phases.hpp"
+#include "uattn/kernel/tile.hpp"
 
 namespace uattn {
 
-template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, int BM, int BN, int WAVES>
+template <Arch A, Path P, class QT, class KVT, int HEAD, int BLOCK, uint32_t FEATS, const TileConfig& T>
 struct AttnBodyMfma {
+  static constexpr int BM = T.block_m, BN = T.block_n, WAVES = T.waves;
   static_assert(P == Path::k2D || P == Path::k3D, "attention kernel path");
   static_assert(BN % 32 == 0, "KV tile of a multiple of 32 keys");
   static_assert(HEAD % 16 == 0, "head size multiple of 16");
   static constexpr int kWave = 64;
-  // Query rows per wave: 32 (v_mfma_f32_32x32x16), or 16 (v_mfma_f32_16x16x32)
-  // for the one-wave tiles of ArchInfo.rows_by_head (d112 / d192 / d256; the
-  // generic instance at d64-d128 too).
-  // A head-split tile (config.hpp mfma_head_split: 16 rows, 2 waves): both
-  // waves own all 16 rows; wave w computes the partial scores of its half of
-  // the head and the output dims of its half of each V^T slice (kHS waves split the head).
-  static constexpr bool kHSplit = mfma_head_split(BM, WAVES);
+  static constexpr bool kHSplit = T.head_split;  // the waves own the same rows and split the head
   static constexpr int kHS = kHSplit ? WAVES : 1;
-  static constexpr int kQW = BM * kHS / WAVES;
+  static constexpr int kQW = T.rows_per_wave;
   static_assert(BM * kHS == kQW * WAVES &&
-                    (kQW == 32 || (kQW == 16 && (WAVES == 1 || kHSplit) && (HEAD % 32 == 0 || mfma_k_direct(HEAD, BM)))),
+                    (kQW == 32 || (kQW == 16 && (WAVES == 1 || kHSplit) && (HEAD % 32 == 0 || T.k_direct))),
                 "block_m = 32 * waves, or 16 for a one-wave or head-split tile (head size % 32 == 0, or K read from memory)");
   static constexpr bool kN16 = kQW == 16;
   static constexpr int kAcc = kN16 ? 4 : 16;  // accumulator registers of one MFMA output tile
   static constexpr int kKD = kN16 ? 32 : 16;  // MFMA depth (K)
   static constexpr int kThreads = kWave * WAVES;
-  // One-wave tiles with 64 < HEAD <= 256 (a fixed block size or the generic
-  // instance) read K straight from memory into the MFMA A operand, and Q again
-  // every tile (config.hpp mfma_k_direct): no K in LDS, no Q in registers.
-  static constexpr bool kKDirect = mfma_k_direct(HEAD, BM);
+  static constexpr bool kKDirect = T.k_direct;  // K read straight from memory into the MFMA A operand (no K in LDS)
   static constexpr int kDP = (HEAD + kQW - 1) / kQW * kQW;  // output dims padded to the MFMA tile
   static constexpr int kKRow = HEAD + 8;             // K tile row, elements (16-byte multiple, spreads banks)
   static constexpr int kVRow = BN + 8;               // V^T tile row, elements
   static constexpr uint32_t kKElems = kKDirect ? 0u : (uint32_t)(BN * kKRow);
-  // V^T is staged in kVS slices of kVH head dims per KV tile (config.hpp
-  // mfma_v_slices: two halves for the 16-row tiles that read K from memory,
-  // whose LDS then fits 4 waves per SIMD; one slice, the whole head,
-  // elsewhere, the generic 16-row d64 tile, K in LDS, included).
-  static constexpr int kVS = mfma_v_slices(BM, HEAD);
+  static constexpr int kVS = T.v_slices;  // V^T staged in this many slices of the head per KV tile
   static_assert(kVS == 1 || (kKDirect && HEAD % (16 * kVS) == 0), "V^T slices: K read from memory, whole O^T tiles");
   static constexpr int kVH = HEAD / kVS;
   static constexpr uint32_t kStageElems = kKElems + (uint32_t)(kVH * kVRow);
-  static_assert(kStageElems * 2u == attn_lds_stage_bytes(HEAD, BN, !kKDirect, kVS), "LDS layout (config.hpp)");
-  static constexpr uint32_t kLdsBytes = attn_lds_bytes(A, HEAD, BM, BN, WAVES);
+  static constexpr uint32_t kLdsBytes = T.lds_bytes;  // static LDS bytes of the workgroup (0: none)
   // Head split: after the stages, each wave's partial S^T tiles, [wave][lane][kST * kAcc] fp32.
-  static constexpr uint32_t kXBytes = mfma_split_bytes(BM, WAVES, BN);
-  static constexpr int kStages = (int)((kLdsBytes - kXBytes) / (kStageElems * 2u));  // 2: LDS double buffer
+  static constexpr uint32_t kXBytes = kHSplit ? (uint32_t)(kHS * kWave * (BN / kQW) * kAcc * 4) : 0u;
+  static constexpr int kStages = T.stages;  // LDS stages of K / V^T (2: double buffer)
   static_assert(kLdsBytes <= lds_budget(A), "LDS budget");
+  static_assert(kLdsBytes == kStageElems * 2u * (uint32_t)kStages + kXBytes, "the tile record's lds_bytes is this layout (tiles.py)");
   static constexpr int kST = BN / kQW;       // S^T tiles per KV tile
-  static_assert(kXBytes == (kHSplit ? (uint32_t)(kHS * kWave * kST * 4 * 4) : 0u), "head-split exchange (config.hpp)");
   static constexpr int kDT = kDP / kQW;      // O^T tiles of the head
   static constexpr int kDTW = kDT / kHS;     // O^T tiles of one wave
   // MFMA steps over the head. A 16-row tile of a head size that is an odd
@@ -144,10 +132,7 @@ struct AttnBodyMfma {
   // skipping (4-key units spill 1 register at 256 VGPR+AGPR, 1-key units 3;
   // 2-key: 244, 825 llvm-mca cycles per tile).
   static constexpr int units_of(int uk) { return (BN / uk) * kChunks; }
-  static constexpr int kUK = units_of(4) % kThreads == 0 ? 4
-                           : units_of(2) % kThreads == 0 ? 2
-                           : units_of(1) % kThreads == 0 ? 1
-                           : kGeneric && WAVES > 1 && HEAD == 112 && sizeof(KVT) == 2 ? 2 : 4;
+  static constexpr int kUK = T.stage_keys;  // keys per staging unit (a unit: keys x one 8-element chunk)
   static constexpr int kUnits = units_of(kUK);
   // K-direct tiles with one-key units (d80, d112): lane t stages key t % BN,
   // chunks t / BN + (kThreads / BN) i, so a lane's units share one key (one
@@ -168,77 +153,12 @@ struct AttnBodyMfma {
   static constexpr bool kQQ = (FEATS & kFeatQQBias) != 0;
   static constexpr bool kSink = (FEATS & kFeatSinks) != 0;
   static constexpr bool kFp8 = sizeof(KVT) == 1;
-  // kKDirect: K/Q fragment pairs in flight per scheduling group (fp8 K is
-  // widened on the way: smaller groups interleave the conversions and MFMAs;
-  // 16-row tiles: 1, but the fixed-block d112 ones 4 and the generic d80-d128
-  // ones below (the fixed-block 16-row d112 tiles at 1 / 2 / 4 pairs, f16, llvm-mca cycles per tile: 2D
-  // block size 32 986 / 889 / 770, 3D 962 / 962 / 767, 96 / 108 / 124
-  // VGPR+AGPR); 32-row d256 at 2 waves per SIMD has the registers for 8).
-  // The 2D d112 one-wave tile of block size 16 walks its tiles in three plain
-  // loops like the 3D tiles (tiles()): 753 llvm-mca cycles per tile, 770 with
-  // two loops; with block size 32 / 64 the compiler nests a loop in the
-  // three (not straight-line), so they keep two (770).
-  static constexpr bool kThreeLoops2D = kKDirect && P == Path::k2D && HEAD == 112 && BLOCK == 16;
-  // A run-time block size with K read from memory, built for 4 waves per
-  // SIMD (kWavesPerEU): the 16-row d80-d256 tiles (d256: the head-split
-  // tile; its one-wave form with fp8 KV, which the tables no longer build,
-  // needs 156 VGPR+AGPR).
-  static constexpr bool kGenW4 = kAnyBlock && kKDirect && kN16 && (HEAD <= 192 || !kFp8 || kHSplit);
-  // The generic 16-row d256 tile with 16-bit KV fits 4 waves per SIMD with one
-  // copy of its tile loops, not two: it runs the element-load variant (the one
-  // for unaligned rows) for every problem. Those element loads of K, V and Q
-  // compile to the same 16-byte global loads as the aligned variant's vector
-  // loads (LLVM's AMDGPU backend merges them: unaligned-access-mode, on for
-  // amdhsa; both variants' tile loops came out alike, 864 / 867
-  // instructions); the budgets' min_load_bytes catches loads left unmerged
-  // (2-byte), its row-keys floor a partial merge that costs cycles. (llvm-mca
-  // cycles per tile, 3D f16: at 3 waves 1827; at 4 with both copies 6 spilled
-  // registers, with one 0 spills, 2136; the head-split tile alike, both
-  // copies 1157 / one 1156 cycles, 128 / 124 VGPR+AGPR.) Not with fp8 KV,
-  // whose byte loads merge only into 2-byte loads: its tiles keep both
-  // copies (the one-wave 16-row d256 tile with fp8 KV spilled 2 registers
-  // at 4 waves per SIMD with the aligned copy alone, 2727 cycles against
-  // 1898 at 3; the head-split tile fits both copies in 128).
-  static constexpr bool kGenOneCopy = kGeneric && kGenW4 && HEAD > 192 && !kFp8;
-  // The 16-row tiles: 1 pair per group, but the generic d80-d128 tiles
-  // (kGenN16Group): 2D 4, but fp8 KV d80 3 and d112 2; 3D 2, but d128 4
-  // (a group of kKK pairs or more puts no fence in the QK loop: d80 has 3
-  // head steps, d112 4) (llvm-mca cycles, f16, 1 / 2 / 4 pairs: 2D d128 1067 / 983 / 961, 3D d128
-  // 1224 / 1130 / 1118, 2D d96 - / 787 / 704, 3D d96 - / 957 / 1115, 2D d80
-  // 882 / 869 / 701, 3D d80 1022 / 1011 / 1090, 2D d112 989 / 894 / 768, 3D
-  // d112 1138 / 1029 / 1210; 96-127 VGPR+AGPR. fp8 KV 2D d112 spills 2 at 3
-  // and 4 pairs (2: 874 cycles); llvm-mca 21 does not finish on the fp8 KV 2D
-  // d80 loop of 4 pairs (3: 724 cycles, 124 VGPR+AGPR).)
-  static constexpr int kGenN16Group = P == Path::k3D ? (HEAD < 128 ? 2 : 4) : !kFp8 ? 4 : HEAD == 80 ? 3 : HEAD == 112 ? 2 : 4;
-  // The head-split tile: a wave's kKK / kHS head steps in one group (no fence
-  // in its QK loop; llvm-mca cycles per tile, 3D d256, 1 / 2 / 4 pairs: f16
-  // 1280 / 1199 / 1177, fp8 KV 1398 / 1227 / 1149; 120-128 VGPR+AGPR).
-  static constexpr int kKGroup = kHSplit ? kKK / kHS : kN16 ? (kAnyBlock && HEAD <= 128 ? kGenN16Group : HEAD == 112 ? 4 : 1) : kFp8 ? 2 : HEAD > 192 ? 8 : 4;
-  // 16-row tiles: V^T fragments in flight per scheduling group of the P.V step;
-  // the head-split tile 2 (3D d256 with 4 K/Q pairs per group, 1 / 2 / 4 / 8
-  // fragments: f16 1170 / 1156 / 1177 / -, fp8 KV 1146 / 1135 / 1149 / -; 8 with
-  // 1 pair: f16 1461, fp8 1564 against 1280 / 1398 at 4; 1 fragment, fp8 KV 2D:
-  // 2 spilled registers).
-  static constexpr int kVGroup = kHSplit ? 2 : 4;
-  // Waves per SIMD the register allocation must allow (gfx950 has 512
-  // VGPR+AGPR per SIMD lane, VGPRs and AGPRs unified: AMD Instinct CDNA3/CDNA4
-  // ISA, "VGPR and AGPR" allocation): K-direct tiles up to d128: 4 (<= 128);
-  // the 16-row d112 / d192 / d256 tiles: 4 (32 / 48 / 64 accumulators); 32-row d192: 3 (<= 168: 96
-  // accumulators), d256: 2 (<= 256: 128 accumulators alone fill 4 waves'
-  // share). A run-time block size from d80 up (the generic instance: every
-  // feature, one to three tile-loop variants): 4 with 16 rows (d80-d256,
-  // kGenW4, the head-split d256 tile included), else 3 (<= 168: the one-wave
-  // 16-row d256 tile with fp8 KV, above). K in LDS: the generic 16-row d64 tile 4 (112-117 VGPR+AGPR;
-  // with 32 rows it took 129-137 and spilled 10-15 at 128), else at least 2.
-  static constexpr int kWavesPerEU = kKDirect ? (kAnyBlock ? (kGenW4 ? 4 : 3) : kN16 ? 4 : HEAD > 192 ? 2 : HEAD > 128 ? 3 : 4)
-                                   : kN16 ? 4 : (HEAD > 128 && WAVES == 1) ? 1 : 2;
-  // Stage the next tile in registers while this one computes, unless the
-  // registers are needed for Q and the accumulators (HEAD > 128).
-  // One-wave workgroups (decode) rely on occupancy instead.
-  // A run-time block size (the generic 4-wave tile) does not prefetch: with it
-  // the d128 tile needs 256 VGPR+AGPR and spills 1 register; without, 218 and
-  // 687 llvm-mca cycles per tile (695 with).
-  static constexpr bool kPrefetch = HEAD <= 128 && WAVES > 1 && !kAnyBlock;
+  static constexpr bool kThreeLoops2D = T.three_loops;  // the 2D tile loop is walked as three plain loops (like 3D)
+  static constexpr bool kGenOneCopy = T.one_copy;  // the generic instance runs its element-load tile loops only
+  static constexpr int kKGroup = T.k_group;  // K / Q fragment pairs in flight per scheduling group
+  static constexpr int kVGroup = T.v_group;  // V^T fragments in flight per scheduling group (16-row tiles)
+  static constexpr int kWavesPerEU = T.waves_per_eu;  // waves per SIMD the register allocation must allow (amdgpu_waves_per_eu)
+  static constexpr bool kPrefetch = T.prefetch;  // the next KV tile is loaded into registers while this one computes
   using CT = QT;  // LDS / MFMA dtype; fp8 KV is widened exactly into it
   // One staged chunk as loaded: 8 elements of KVT (16 bytes, or 8 for fp8).
   using Raw = dl::vec<uint32_t, kFp8 ? 2 : 4>;
@@ -457,33 +377,8 @@ struct AttnBodyMfma {
     }
   }
 
-  // Without prefetch: load and store a group of units covering 4 keys at a
-  // time (a scheduling fence between groups bounds the registers in flight to
-  // 8 chunks); 16 keys for 32-row K-direct d256 tiles, whose 2-wave register
-  // share holds the 16 V chunks (d256 one-wave loop: 1834 -> 1312 llvm-mca
-  // cycles; the default records give d256 one-wave tiles 16 rows, 4 keys).
-  // The whole tile's V in one group (kWholeV: its loads overlap each other
-  // and the K loads instead of waiting group by group) where the registers
-  // allow it: the fixed-block 32-row one-wave tiles that read K from memory
-  // (d80 / d96), every block size and path (llvm-mca cycles, f16,
-  // in one group / in groups: 3D d80 712 / 883, d96 743 / 906; with 32 rows
-  // 3D d112 864 / 1035 at 4 waves, the 2D d112 tiles of block size 32 / 64
-  // 833 / 1004 at 3; d128 spills 8-12 registers at 128); every 16-row tile
-  // that stages V^T whole (kVS == 1: d80 / d112, padded), fixed block size or
-  // run-time, at 4 waves per SIMD (2D d112 block size 32 599 / 770, 3D 596 /
-  // 767; generic 2D d112 597 / 768, 3D 858 / 1029, 2D d80 530 / 701, 3D 840 /
-  // 1011; fp8 KV 2D d112 697 / 874, 3D 847 / 1019; 104-128 VGPR+AGPR, no
-  // spills); and every tile of a run-time block size with K read from memory
-  // but the 4-wave ones that stage V^T in halves (kGenW4: d96 / d128 / d192 /
-  // d256, where it changes nothing or costs registers: d192 149 VGPR+AGPR, 3
-  // waves instead of 4; d256 at 4 waves with the aligned copy of its loops
-  // alone, before the kGenOneCopy pin, 34 spilled registers), that is the
-  // one-wave 16-row d256 tile with fp8 KV, which the tables no longer build
-  // (the head-split tile stages V^T in groups: one unit per lane per slice; the f16 one at 3 waves: 1777 / 2085
-  // before the softcap select; the 32-row generic tiles of then: 3D d112
-  // 1070 / 1241, d128 1153 / 1308).
-  static constexpr bool kWholeV = kKDirect && (kVS == 1 ? (kN16 || kAnyBlock || HEAD <= 112) : kAnyBlock && !kGenW4);
-  static constexpr int kDirectStep = kWholeV ? kUPL : (kKDirect && HEAD > 192 && !kN16 ? 16 : 4) / kUK;
+  static constexpr bool kWholeV = T.v_whole;  // K-direct tiles: the whole KV tile's V staging units in one group
+  static constexpr int kDirectStep = kWholeV ? kUPL : T.v_step_keys / kUK;
   template <bool kAligned, bool kClamp, int kFirst = 0>
   UATTN_INLINE static void stage_direct(const Ctx& c, State& s, int tile, int buf, int vs = 0) {
     if constexpr (kFirst < kUPL) {

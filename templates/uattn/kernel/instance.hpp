@@ -6,11 +6,14 @@
 #include "uattn/kernel/attention.hpp"
 #include "uattn/kernel/check.hpp"
 #include "uattn/kernel/reduce.hpp"
+#include "uattn/kernel/tile.hpp"
 
-#define UATTN_ATTENTION_INSTANCE(NAME, ARCH, PATH, QT, KVT, HEAD, BLOCK, FEATS, BM, BN, WAVES)            \
+// UATTN_TILE_RECORD(NAME, fields...) (tile.hpp) defines NAME##_tile, the tile
+// record the instance's body is handed.
+#define UATTN_ATTENTION_INSTANCE(NAME, ARCH, PATH, QT, KVT, HEAD, BLOCK, FEATS)                            \
   using NAME##_traits = ::uattn::AttnKernel<::uattn::Arch::ARCH, ::uattn::Path::PATH, QT, KVT, HEAD, BLOCK, \
-                                            FEATS, BM, BN, WAVES>;                                          \
-  UATTN_GLOBAL UATTN_LAUNCH_BOUNDS(NAME##_traits::kThreads, NAME##_traits::kWavesPerEU) void NAME(::uattn::AttnParams p) {            \
+                                            FEATS, NAME##_tile>;                                            \
+  UATTN_GLOBAL UATTN_LAUNCH_BOUNDS(NAME##_traits::kThreads, NAME##_traits::kWavesPerEU) void NAME(::uattn::AttnParams p) { \
     UATTN_LDS_DECL(uattn_lds, NAME##_traits::kLdsBytes);                                                   \
     NAME##_traits::run(p, uattn_lds);                                                                      \
   }
