@@ -80,7 +80,6 @@ struct Guarded {
   ~Guarded() { if (p) hostexec::guarded_free(p); }
 };
 
-// The code object of `arch` built with this test binary, loaded once.
 std::shared_ptr<emu::CodeObject> code_object(Arch arch) {
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<emu::CodeObject>> cache;

@@ -38,6 +38,10 @@ enum class Engine { kTwin, kIsa };
 // std::invalid_argument naming the value otherwise.
 Engine engine_from_env();
 
+// The code object of `arch` built with this test binary (uattn_<arch>.co of the
+// build), loaded once; throws std::runtime_error when it cannot be read.
+std::shared_ptr<emu::CodeObject> code_object(Arch arch);
+
 struct RunOptions {
   Arch arch = Arch::gfx950;
   Engine engine = Engine::kTwin;

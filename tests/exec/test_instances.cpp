@@ -142,6 +142,25 @@ TEST_P(Instance, MatchesReference) {
   }
 }
 
+#ifdef UATTN_TEST_ENGINE_ISA
+// Every row's tile record (generator/uattn_gen/tiles.py) is what its code object
+// declares: the LDS bytes, the workgroup size and the wave size the runtime
+// launches with are read from the row, the kernel runs with the descriptor's.
+TEST(TileRecord, RowsMatchTheCodeObjects) {
+  int checked = 0;
+  for (const InstanceRow& r : all_rows()) {
+    const std::shared_ptr<emu::CodeObject> co = exec::code_object(r.arch);
+    const emu::KernelDesc* k = co->kernel(r.name);
+    ASSERT_NE(k, nullptr) << r.name << " is not in the code object of " << to_string(r.arch);
+    EXPECT_EQ(k->group_segment_fixed_size, r.lds_bytes) << r.name;
+    EXPECT_EQ(k->wavefront_size, (uint32_t)r.wave_size) << r.name;
+    if (r.path != Path::kReduce) EXPECT_EQ(k->max_flat_workgroup_size, (uint32_t)(r.waves * r.wave_size)) << r.name;
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+#endif
+
 std::string param_name(const ::testing::TestParamInfo<std::string>& i) { return i.param; }
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Instance);

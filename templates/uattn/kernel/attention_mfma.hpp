@@ -117,20 +117,11 @@ struct AttnBodyMfma {
   // A run-time block size (the generic instance, or any instance of block size
   // "any"): with K read from memory, the key's cache block comes from FastDiv.
   static constexpr bool kAnyBlock = BLOCK == 0;
-  // Staging unit: kUK consecutive keys x one 8-element chunk. kUK is the
-  // largest of 4, 2, 1 whose unit count is a multiple of the workgroup's
-  // lanes, so every lane stages the same number of units and the tile loop has
-  // no per-lane skip (see kUnitGuard for why a skip costs). Where
-  // none divides (d80 / d112 with 4 waves) the unit is 4 keys (2 in the
-  // generic d112 tile with 16-bit KV, below) and spare lanes skip. One-wave
-  // tiles never have spare lanes at the served head sizes (SPEC.md s.1: 32
-  // keys x head / 8 chunks, head % 16 == 0). (The generic 4-wave d96 tile with
-  // 4-key units and spare lanes skipping: 1694 instructions and 4421 llvm-mca
-  // cycles per tile; with 1-key units: 398 and 584.) (The generic 16-row d192 tile with
-  // 4-key units, spare lanes skipping: 287 spilled registers; 2-key: none.)
-  // The generic 4-wave d112 tile with 16-bit KV: 2-key units, spare lanes
-  // skipping (4-key units spill 1 register at 256 VGPR+AGPR, 1-key units 3;
-  // 2-key: 244, 825 llvm-mca cycles per tile).
+  // Staging unit: kUK consecutive keys x one 8-element chunk (the record's
+  // stage_keys: the largest of 4, 2, 1 whose unit count is a multiple of the
+  // workgroup's lanes, so every lane stages the same number of units and the
+  // tile loop has no per-lane skip; where none divides, spare lanes skip,
+  // kUnitGuard). Measurements: docs/performance.md, "Tile rules".
   static constexpr int units_of(int uk) { return (BN / uk) * kChunks; }
   static constexpr int kUK = T.stage_keys;  // keys per staging unit (a unit: keys x one 8-element chunk)
   static constexpr int kUnits = units_of(kUK);
@@ -143,9 +134,8 @@ struct AttnBodyMfma {
   // Spare lanes skip (d80 / d112 with 4 waves). The unit index is then made
   // opaque every tile (dl::pin), so the guard is a forward branch inside the
   // tile loop; left loop-invariant, the compiler unswitches the tile loop on
-  // it, and the two copies are not straight-line (the generic d80 tile
-  // without the pin: 1694 instructions and 4372 llvm-mca cycles per tile, not
-  // straight-line; with it: 506 and 656).
+  // it, and the two copies are not straight-line (docs/performance.md, "Tile
+  // rules", stage_keys).
   static constexpr bool kUnitGuard = (kUnits % kThreads) != 0;
   static constexpr bool kWin = (FEATS & kFeatWindow) != 0;
   static constexpr bool kCap = (FEATS & kFeatSoftcap) != 0;
