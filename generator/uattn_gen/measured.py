@@ -27,7 +27,7 @@ from typing import Optional
 
 import yaml
 
-from .model import ARCH_INFO, FALLBACK_CYCLES_PER_MAC, FALLBACK_VGPRS, Instance, names
+from .model import ARCH_INFO, FALLBACK_CYCLES_PER_MAC, FALLBACK_VGPRS, TILE_KINDS, Instance, names
 
 VERSION = 1
 FIELDS = ("vgprs", "lds_bytes", "occupancy", "tile_cycles")
@@ -81,7 +81,13 @@ def occupancy(arch: str, vgprs: int, lds_bytes: int, waves: int) -> float:
 def fallback_figures(inst: Instance, lds_bytes: int) -> Figures:
     """Figures of an instance the measured file does not list (documented defaults, model.py)."""
     info = ARCH_INFO[inst.arch]
-    per_mac = FALLBACK_CYCLES_PER_MAC[(info.matrix_insn, inst.tile)]
+    per_mac = FALLBACK_CYCLES_PER_MAC.get((info.matrix_insn, inst.tile))
+    if per_mac is None:
+        # A tile kind without a measured median: that of the kind with the nearest wave count.
+        waves = {k.name: k.waves for k in TILE_KINDS}
+        kind = min((t for insn, t in FALLBACK_CYCLES_PER_MAC if insn == info.matrix_insn),
+                   key=lambda t: (abs(waves.get(t, 0) - waves[inst.tile]), t))
+        per_mac = FALLBACK_CYCLES_PER_MAC[(info.matrix_insn, kind)]
     return Figures(vgprs=FALLBACK_VGPRS, occupancy=occupancy(inst.arch, FALLBACK_VGPRS, lds_bytes, inst.waves),
                    tile_cycles=round(per_mac * (inst.block_m // inst.waves) * inst.block_n * inst.head_size, 1),
                    measured=False)
