@@ -2,12 +2,15 @@
 #include "scenario.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
-#include <fstream>
+#include <cstdlib>
 #include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "uattn/input_file.hpp"
 
 namespace uattn::explain {
 
@@ -151,11 +154,15 @@ bool read_entry(Ctx& c, const json& e, Scenario* sc) {
 }  // namespace
 
 bool load_scenarios(const std::string& path, std::vector<Scenario>* out, std::string* error) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) { *error = path + ": cannot open (does the file exist? scenario files live in ../shared/scenarios)"; return false; }
+  std::vector<uint8_t> bytes;
+  const std::string why = read_input_file(path, kMaxScenarioFileBytes, "kMaxScenarioFileBytes", &bytes);
+  if (!why.empty()) {
+    *error = path + ": cannot open (" + why + "; scenario files live in ../shared/scenarios)";
+    return false;
+  }
   json doc;
   try {
-    doc = json::parse(f);
+    doc = json::parse(bytes);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers such as 1e400
     *error = path + ": invalid JSON: " + e.what();
     return false;
