@@ -74,8 +74,6 @@ uint32_t features_used(int window_left, float softcap, bool alibi, bool qq_bias,
 
 namespace {
 
-constexpr int64_t kInt32Max = 0x7fffffff;
-
 // Token sum and length maxima of `a`, in 64 bits, and the first negative length.
 struct Lengths {
   int64_t tokens = 0, max_q = 0, max_k = 0;
@@ -100,7 +98,7 @@ Lengths lengths_of(const ProblemArgs& a) {
   return l;
 }
 
-int fit_int32(int64_t v) { return v >= 0 && v <= kInt32Max ? (int)v : -1; }
+int fit_int32(int64_t v) { return v >= 0 && v <= kMaxTokens ? (int)v : -1; }
 
 }  // namespace
 
@@ -135,8 +133,9 @@ std::string problem_args_error(const ProblemArgs& a) {
   const Lengths l = lengths_of(a);
   if (l.bad_seq >= 0)
     e << l.bad_name << "[" << l.bad_seq << "] = " << l.bad << "; expected >= 0";
-  else if (a.num_tokens < 0 && l.tokens > kInt32Max)
-    e << "num_tokens = sum of q_lens = " << l.tokens << " (" << a.num_seqs << " sequences); expected <= " << kInt32Max;
+  else if (a.num_tokens < 0 && l.tokens > kMaxTokens)
+    e << "num_tokens = sum of q_lens = " << l.tokens << " (" << a.num_seqs << " sequences); expected <= " << kMaxTokens
+      << " (kMaxTokens)";
   return e.str();
 }
 

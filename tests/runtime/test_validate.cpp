@@ -742,7 +742,8 @@ TEST(ProblemBuilder, TokenSumOverflow) {
   a.head_size = 128; a.block_size = 16; a.num_q_heads = 8; a.num_kv_heads = 2;
   a.q_lens = a.kv_lens = q_lens;
   a.num_seqs = 4;
-  EXPECT_EQ(problem_args_error(a), "num_tokens = sum of q_lens = 4294967296 (4 sequences); expected <= 2147483647");
+  EXPECT_EQ(problem_args_error(a),
+            "num_tokens = sum of q_lens = 4294967296 (4 sequences); expected <= 2147483647 (kMaxTokens)");
   const ProblemDesc p = make_problem(a);
   EXPECT_EQ(p.num_tokens, -1);
   EXPECT_EQ(p.max_seqlen_q, 1 << 30);
