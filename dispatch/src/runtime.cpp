@@ -370,6 +370,18 @@ namespace {
 
 bool empty_call(const AttentionArgs& a) { return a.num_seqs == 0 || a.q.shape[0] == 0; }
 
+// The selection for `args` on device `dev`, reported the one way plan(),
+// prepare() and run() share: a problem or options outside the contract
+// (Selection::invalid) is kInvalidArgument, a problem no instance serves
+// kNoInstance; both name the device.
+Status select_for(const AttentionArgs& args, const SelectOptions& opt, const DeviceState& d, int dev,
+                  Selection* sel) {
+  *sel = select(describe(args, d.arch, d.cus), opt);
+  if (sel->ok) return Status::Ok();
+  return Status{sel->invalid ? kInvalidArgument : kNoInstance,
+                "uattn: on device " + std::to_string(dev) + " (" + d.gcn_arch + "): " + sel->error};
+}
+
 Status null_out(const char* fn, const char* arg) {
   return Status{kInvalidArgument,
                 std::string("uattn: Runtime::") + fn + ": " + arg + " is null; expected a pointer to the result"};
@@ -499,11 +511,7 @@ Status Runtime::plan_validated(const AttentionArgs& args, Selection* sel, const 
     s = impl_->current_device(&d, &dev);
   }
   if (!s.ok()) return s;
-  *sel = select(describe(args, d->arch, d->cus), opt);
-  if (!sel->ok)
-    return Status{sel->invalid ? kInvalidArgument : kNoInstance,
-                  "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel->error};
-  return Status::Ok();
+  return select_for(args, opt, *d, dev, sel);
 }
 
 Status Runtime::prepare(const AttentionArgs& args, const SelectOptions& opt) {
@@ -514,10 +522,9 @@ Status Runtime::prepare(const AttentionArgs& args, const SelectOptions& opt) {
   int dev = -1;
   s = impl_->current_device(&d, &dev);
   if (!s.ok()) return s;
-  const Selection sel = select(describe(args, d->arch, d->cus), opt);
-  if (!sel.ok)
-    return Status{sel.invalid ? kInvalidArgument : kNoInstance,
-                  "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel.error};
+  Selection sel;
+  s = select_for(args, opt, *d, dev, &sel);
+  if (!s.ok()) return s;
   s = impl_->ensure_module(*d, dev);
   hipFunction_t f = nullptr;
   if (s.ok()) s = impl_->function(*d, sel.attention.row, &f);
@@ -550,9 +557,8 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
     int dev = -1;
     s = impl_->current_device(&d, &dev);
     if (!s.ok()) return s;
-    sel = select(describe(args, d->arch, d->cus), opt);
-    if (!sel.ok)
-      return Status{kNoInstance, "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel.error};
+    s = select_for(args, opt, *d, dev, &sel);
+    if (!s.ok()) return s;
     if (sel.path == Path::k3D) {
       if (!workspace || workspace_bytes < sel.workspace_bytes) {
         std::ostringstream m;

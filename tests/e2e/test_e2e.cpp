@@ -421,6 +421,45 @@ TEST(E2EBundle, MissingArchitectureIsRefusedByNameOnThatDeviceOnly) {
   }
 }
 
+// One select-and-report path: a selection the selector refuses as outside the
+// contract (here the 3D workspace size does not fit in 64 bits) is
+// kInvalidArgument from plan(), prepare() and run() alike (run() said kNoInstance).
+TEST(E2EBundle, InvalidSelectionIsAnInvalidArgumentEverywhere) {
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  auto prob = ut::make_problem(mixed(51), exec::guarded_allocator());
+  e2e::DeviceProblem dp(*prob);
+  // Tensors of 2^54 bytes at addresses 2^56 apart: never read, the selection is refused first.
+  AttentionArgs a = dp.args();
+  const int64_t tokens = 2147483647 / 64, heads = 1 << 21;
+  int place = 0;
+  a.q.shape[0] = a.out.shape[0] = tokens;
+  auto reshape = [&](TensorDesc* t, int dim, int64_t n) {
+    t->shape[dim] = n;
+    int64_t s = 1;
+    for (int i = t->rank - 1; i >= 0; --i) { t->stride[i] = s; s *= t->shape[i]; }
+    t->data = reinterpret_cast<const void*>((uintptr_t)++place << 56);
+  };
+  reshape(&a.q, 1, heads);
+  reshape(&a.out, 1, heads);
+  reshape(&a.k_cache, 2, heads);
+  reshape(&a.v_cache, 2, heads);
+  ASSERT_TRUE(validate(a).ok()) << validate(a).message;
+  SelectOptions o;
+  o.path = ForcePath::k3D;
+  o.num_segments = kMaxSegments;
+  hipcpu::clear_launches();
+  Selection sel;
+  const Status planned = runtime().plan(a, &sel, o), prepared = runtime().prepare(a, o),
+               ran = runtime().run(a, nullptr, 0, nullptr, o);
+  for (const Status* s : {&planned, &prepared, &ran}) {
+    EXPECT_EQ(s->code, kInvalidArgument) << s->message;
+    EXPECT_EQ(s->message, "uattn: on device 0 (gfx950:sramecc+:xnack-): workspace = num_tokens * num_q_heads * "
+                          "num_segments * (head_size + 2) * 4 bytes = 33554431 * 2097152 * 1024 * (128 + 2) * 4 "
+                          "does not fit in 64 bits");
+  }
+  EXPECT_TRUE(hipcpu::launches().empty());
+}
+
 TEST(E2EBundle, InvalidArgumentsLaunchNothing) {
   ASSERT_EQ(hipSetDevice(0), hipSuccess);
   auto prob = ut::make_problem(mixed(50), exec::guarded_allocator());

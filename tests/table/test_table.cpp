@@ -144,8 +144,27 @@ TEST(Table, OutsideTheServedSpaceNamesWhatIsMissing) {
   s = select(p, o);
   ASSERT_FALSE(s.ok);
   EXPECT_NE(s.error.find("filter='no_such_instance*'"), std::string::npos) << s.error;
-  EXPECT_NE(s.error.find("nearest: uattn_"), std::string::npos) << s.error;
+  EXPECT_NE(s.error.find("; nearest: none: the filter admits no attention instance of gfx950"), std::string::npos)
+      << s.error;
+  // The nearest instances of a filter miss are instances the filter admits.
+  o.filter = "uattn_gfx950_3d_*";
+  o.path = ForcePath::k2D;
+  s = select(p, o);
+  ASSERT_FALSE(s.ok);
+  EXPECT_FALSE(s.invalid);
+  const size_t at = s.error.find("; nearest: ");
+  ASSERT_NE(at, std::string::npos) << s.error;
+  std::stringstream names(s.error.substr(at + 11));
+  std::string name;
+  int listed = 0;
+  while (std::getline(names, name, ',')) {
+    name.erase(0, name.find_first_not_of(' '));
+    EXPECT_EQ(name.rfind("uattn_gfx950_3d_", 0), 0u) << name << " is not admitted by the filter: " << s.error;
+    ++listed;
+  }
+  EXPECT_GE(listed, 1) << s.error;
   o.filter.clear();
+  o.path = ForcePath::kAuto;
   for (int bad_segments : {-3, kMaxSegments + 1}) {
     o.num_segments = bad_segments;
     o.path = ForcePath::k3D;

@@ -191,7 +191,8 @@ struct SelectOptions {
   const SelectPolicy* policy = nullptr;
 };
 // "" when `o` is within its ranges (path one of ForcePath, num_segments in
-// [0, kMaxSegments], every policy knob in the range its comment gives), else the refusal, e.g.
+// [0, kMaxSegments] and 0 with path k2D, every policy knob in the range its
+// comment gives), else the refusal, e.g.
 // "options.num_segments = 2000; expected 0 (automatic) to 1024".
 std::string options_error(const SelectOptions& o);
 
