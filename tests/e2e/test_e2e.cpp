@@ -404,6 +404,16 @@ TEST(E2EBundle, MissingArchitectureIsRefusedByNameOnThatDeviceOnly) {
     EXPECT_NE(r.error.find("gfx1030"), std::string::npos) << r.error;
     EXPECT_NE(r.error.find(compressed ? "hipErrorNoBinaryForGpu" : "has code objects for gfx950"), std::string::npos)
         << r.error;
+    // What is known and what was assumed: a compressed buffer names no architecture, so
+    // the table's were assumed; it never claims a gfx1030 code object it does not hold.
+    EXPECT_EQ(r.error.find("code objects for gfx950, gfx1030"), std::string::npos) << r.error;
+    if (compressed)
+      EXPECT_NE(r.error.find("the kernel bundle <memory> holds no code object for gfx1030; it is compressed and "
+                             "names none of its architectures (no stamp file, not named uattn_kernels-<arch>.hipfb), "
+                             "so it was assumed to hold code objects for every architecture of the lookup table "
+                             "built with it (gfx950, gfx1030)"),
+                std::string::npos)
+          << r.error;
     e2e::DeviceProblem dp(*prob);
     SelectOptions two_d;  // no workspace needed: the refusal must come from the device
     two_d.path = ForcePath::k2D;
