@@ -409,8 +409,9 @@ TEST(Table, RequestedSegmentsAreNeverDropped) {
     o.path = ForcePath::k2D;
     Selection s = select(p, o);
     ASSERT_FALSE(s.ok);
-    EXPECT_NE(s.error.find("num_segments=7 with path 2d: a segment count applies to the 3D (split-KV) path only"),
-              std::string::npos) << s.error;
+    EXPECT_TRUE(s.invalid);  // a usage error (options_error()), not "no instance"
+    EXPECT_EQ(s.error, "options.num_segments = 7 with options.path = 1 (2d): a segment count applies to the 3D "
+                       "(split-KV) path only; expected num_segments 0, or path 0 (auto) or 2 (3d)");
     // Automatic path: without a count this problem is 2D (max_seqlen_k 100); the count asks for 3D.
     o.path = ForcePath::kAuto;
     EXPECT_EQ(select(p, SelectOptions{}).path, Path::k2D);
