@@ -101,17 +101,32 @@ void read_sidecar(Source* src) {
     }
 }
 
+// Where served_archs() took a source's architectures from.
+enum class ArchBasis { kEntries, kStampFile, kFileName, kTable };
+
 // The architectures a source serves: the entries of an uncompressed bundle;
 // for a compressed one its sidecar's "archs" line, else <arch> for a file named
-// uattn_kernels-<arch>.hipfb, else the table's.
-std::vector<std::string> served_archs(Source* src) {
-  if (!src->info.compressed) return src->info.archs;
-  read_sidecar(src);
-  if (!src->sidecar_archs.empty()) return src->sidecar_archs;
-  const std::string file = src->path.substr(src->path.rfind('/') + 1);
-  for (const std::string& a : table_archs())
-    if (file == arch_bundle_file_name(a)) return {a};
-  return table_archs();
+// uattn_kernels-<arch>.hipfb, else (assumed) the table's.
+std::vector<std::string> served_archs(Source* src, ArchBasis* basis = nullptr) {
+  ArchBasis b = ArchBasis::kEntries;
+  std::vector<std::string> archs;
+  if (!src->info.compressed) {
+    archs = src->info.archs;
+  } else {
+    read_sidecar(src);
+    const std::string file = src->path.substr(src->path.rfind('/') + 1);
+    if (!src->sidecar_archs.empty()) {
+      b = ArchBasis::kStampFile;
+      archs = src->sidecar_archs;
+    } else {
+      for (const std::string& a : table_archs())
+        if (file == arch_bundle_file_name(a)) archs = {a};
+      b = archs.empty() ? ArchBasis::kTable : ArchBasis::kFileName;
+      if (archs.empty()) archs = table_archs();
+    }
+  }
+  if (basis) *basis = b;
+  return archs;
 }
 
 bool serves(Source* src, const std::string& processor) {
@@ -120,14 +135,19 @@ bool serves(Source* src, const std::string& processor) {
   return false;
 }
 
+// What is known of the code objects `src` holds, and what was assumed: the
+// rest of a sentence whose subject is the bundle.
 std::string archs_of(Source* src) {
-  std::string s = join(served_archs(src));
-  if (src->info.compressed) {
-    read_sidecar(src);
-    const std::string file = src->path.substr(src->path.rfind('/') + 1);
-    s += !src->sidecar_archs.empty()               ? " (per its stamp file; the bundle is compressed)"
-         : file.rfind("uattn_kernels-", 0) == 0 ? " (per its file name; the bundle is compressed)"
-                                                 : " (per the lookup table built with it; the bundle is compressed)";
+  ArchBasis basis;
+  const std::string s = join(served_archs(src, &basis));
+  switch (basis) {
+    case ArchBasis::kEntries: return "has code objects for " + s;
+    case ArchBasis::kStampFile: return "has code objects for " + s + " per its stamp file (the bundle is compressed)";
+    case ArchBasis::kFileName: return "has code objects for " + s + " per its file name (the bundle is compressed)";
+    case ArchBasis::kTable:
+      return "is compressed and names none of its architectures (no stamp file, not named "
+             "uattn_kernels-<arch>.hipfb), so it was assumed to hold code objects for every architecture of the "
+             "lookup table built with it (" + s + ")";
   }
   return s;
 }
@@ -177,7 +197,7 @@ struct Runtime::Impl {
       if (ok_for(&primary)) return Status::Ok();
       std::ostringstream m;
       m << "uattn: " << dev_desc << " is " << gcn_arch << ", which the kernel bundle does not serve: " << primary.path
-        << " has code objects for " << archs_of(&primary);
+        << " " << archs_of(&primary);
       if (!why_not.empty()) m << " (" << why_not << ")";
       return Status{kUnsupportedArch, m.str()};
     }
@@ -208,7 +228,7 @@ struct Runtime::Impl {
         *out = src;
         return Status::Ok();
       }
-      tried << "\n  " << p << " (has code objects for " << archs_of(src)
+      tried << "\n  " << p << " (" << archs_of(src)
             << (why_not.empty() ? "" : "; " + why_not) << ")";
     }
     std::ostringstream m;
@@ -330,7 +350,9 @@ struct Runtime::Impl {
     const std::string where = "uattn: hipModuleLoadData on device " + std::to_string(dev) + " (" + d.name + ", " +
                               d.gcn_arch + ") failed (" + hip_error(e) + "): the kernel bundle " + src.path;
     if (e == hipErrorNoBinaryForGpu)
-      return d.load = Status{kUnsupportedArch, where + " has code objects for " + archs_of(&src)};
+      return d.load = Status{kUnsupportedArch, where + " holds no code object for " +
+                                                   d.gcn_arch.substr(0, d.gcn_arch.find(':')) + "; it " +
+                                                   archs_of(&src)};
     if (e == hipErrorInvalidImage || e == hipErrorInvalidKernelFile)
       return d.load = Status{kBundle, where + " holds a corrupt image (rebuild or reinstall it)"};
     return d.load = hip_failed("hipModuleLoadData(" + src.path + ") on device " + std::to_string(dev), e);
@@ -369,6 +391,18 @@ struct Runtime::Impl {
 namespace {
 
 bool empty_call(const AttentionArgs& a) { return a.num_seqs == 0 || a.q.shape[0] == 0; }
+
+// The selection for `args` on device `dev`, reported the one way plan(),
+// prepare() and run() share: a problem or options outside the contract
+// (Selection::invalid) is kInvalidArgument, a problem no instance serves
+// kNoInstance; both name the device.
+Status select_for(const AttentionArgs& args, const SelectOptions& opt, const DeviceState& d, int dev,
+                  Selection* sel) {
+  *sel = select(describe(args, d.arch, d.cus), opt);
+  if (sel->ok) return Status::Ok();
+  return Status{sel->invalid ? kInvalidArgument : kNoInstance,
+                "uattn: on device " + std::to_string(dev) + " (" + d.gcn_arch + "): " + sel->error};
+}
 
 Status null_out(const char* fn, const char* arg) {
   return Status{kInvalidArgument,
@@ -499,11 +533,7 @@ Status Runtime::plan_validated(const AttentionArgs& args, Selection* sel, const 
     s = impl_->current_device(&d, &dev);
   }
   if (!s.ok()) return s;
-  *sel = select(describe(args, d->arch, d->cus), opt);
-  if (!sel->ok)
-    return Status{sel->invalid ? kInvalidArgument : kNoInstance,
-                  "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel->error};
-  return Status::Ok();
+  return select_for(args, opt, *d, dev, sel);
 }
 
 Status Runtime::prepare(const AttentionArgs& args, const SelectOptions& opt) {
@@ -514,10 +544,9 @@ Status Runtime::prepare(const AttentionArgs& args, const SelectOptions& opt) {
   int dev = -1;
   s = impl_->current_device(&d, &dev);
   if (!s.ok()) return s;
-  const Selection sel = select(describe(args, d->arch, d->cus), opt);
-  if (!sel.ok)
-    return Status{sel.invalid ? kInvalidArgument : kNoInstance,
-                  "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel.error};
+  Selection sel;
+  s = select_for(args, opt, *d, dev, &sel);
+  if (!s.ok()) return s;
   s = impl_->ensure_module(*d, dev);
   hipFunction_t f = nullptr;
   if (s.ok()) s = impl_->function(*d, sel.attention.row, &f);
@@ -550,9 +579,8 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
     int dev = -1;
     s = impl_->current_device(&d, &dev);
     if (!s.ok()) return s;
-    sel = select(describe(args, d->arch, d->cus), opt);
-    if (!sel.ok)
-      return Status{kNoInstance, "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel.error};
+    s = select_for(args, opt, *d, dev, &sel);
+    if (!s.ok()) return s;
     if (sel.path == Path::k3D) {
       if (!workspace || workspace_bytes < sel.workspace_bytes) {
         std::ostringstream m;

@@ -13,7 +13,6 @@ import difflib
 import hashlib
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -21,6 +20,7 @@ from typing import Optional
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from .files import read_input_file
 from .globs import is_valid_glob
 from .model import (ANY_BLOCK, ARCH_INFO, DTYPES, FEATURE_BIT, FEATURES, ALL_FEATURES,
                     HEAD_SIZES, MATRIX_INSNS, PATHS, TILE_NAMES, ArchInfo, Group, Matrix,
@@ -161,36 +161,6 @@ def _tag_errors(root) -> list:
 
 def _short_tag(tag: str) -> str:
     return "!!" + tag[len(_T):] if tag.startswith(_T) else tag
-
-
-def _read_matrix_file(path: str) -> bytes:
-    """The bytes of a regular file of at most MAX_FILE_BYTES; OSError otherwise.
-
-    Opened non-blocking so that a FIFO at the path is refused, not waited on."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            mode = st.st_mode
-            kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
-                    else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-                    else "not a regular file")
-            raise OSError(0, f"it is {kind}")
-        if st.st_size > MAX_FILE_BYTES:
-            raise OSError(0, f"it is {st.st_size} bytes, more than {MAX_FILE_BYTES}")
-        chunks, left = [], MAX_FILE_BYTES + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
-        if len(data) > MAX_FILE_BYTES:
-            raise OSError(0, f"it is more than {MAX_FILE_BYTES} bytes")
-        return data
-    finally:
-        os.close(fd)
 
 
 def _one_of(values) -> str:
@@ -704,7 +674,7 @@ def load_matrices(paths: list) -> tuple:
     declare_archs(declared_archs)
     for given in paths:
         try:
-            data = _read_matrix_file(given)
+            data = read_input_file(given, MAX_FILE_BYTES)
             text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
             reason = e.strerror if isinstance(e, OSError) else "not UTF-8 text"

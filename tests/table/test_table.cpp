@@ -143,8 +143,27 @@ TEST(Table, OutsideTheServedSpaceNamesWhatIsMissing) {
   s = select(p, o);
   ASSERT_FALSE(s.ok);
   EXPECT_NE(s.error.find("filter='no_such_instance*'"), std::string::npos) << s.error;
-  EXPECT_NE(s.error.find("nearest: uattn_"), std::string::npos) << s.error;
+  EXPECT_NE(s.error.find("; nearest: none: the filter admits no attention instance of gfx950"), std::string::npos)
+      << s.error;
+  // The nearest instances of a filter miss are instances the filter admits.
+  o.filter = "uattn_gfx950_3d_*";
+  o.path = ForcePath::k2D;
+  s = select(p, o);
+  ASSERT_FALSE(s.ok);
+  EXPECT_FALSE(s.invalid);
+  const size_t at = s.error.find("; nearest: ");
+  ASSERT_NE(at, std::string::npos) << s.error;
+  std::stringstream names(s.error.substr(at + 11));
+  std::string name;
+  int listed = 0;
+  while (std::getline(names, name, ',')) {
+    name.erase(0, name.find_first_not_of(' '));
+    EXPECT_EQ(name.rfind("uattn_gfx950_3d_", 0), 0u) << name << " is not admitted by the filter: " << s.error;
+    ++listed;
+  }
+  EXPECT_GE(listed, 1) << s.error;
   o.filter.clear();
+  o.path = ForcePath::kAuto;
   for (int bad_segments : {-3, kMaxSegments + 1}) {
     o.num_segments = bad_segments;
     o.path = ForcePath::k3D;
@@ -389,8 +408,9 @@ TEST(Table, RequestedSegmentsAreNeverDropped) {
     o.path = ForcePath::k2D;
     Selection s = select(p, o);
     ASSERT_FALSE(s.ok);
-    EXPECT_NE(s.error.find("num_segments=7 with path 2d: a segment count applies to the 3D (split-KV) path only"),
-              std::string::npos) << s.error;
+    EXPECT_TRUE(s.invalid);  // a usage error (options_error()), not "no instance"
+    EXPECT_EQ(s.error, "options.num_segments = 7 with options.path = 1 (2d): a segment count applies to the 3D "
+                       "(split-KV) path only; expected num_segments 0, or path 0 (auto) or 2 (3d)");
     // Automatic path: without a count this problem is 2D (max_seqlen_k 100); the count asks for 3D.
     o.path = ForcePath::kAuto;
     EXPECT_EQ(select(p, SelectOptions{}).path, Path::k2D);

@@ -131,13 +131,19 @@ uint32_t features_used(int window_left, float softcap, bool alibi, bool qq_bias,
 // select() refuses: call problem_args_error() first for a message naming it.
 ProblemDesc make_problem(const ProblemArgs& a);
 // "" when make_problem(a) describes `a` exactly, else what does not fit, e.g.
-// "num_tokens = sum of q_lens = 4294967296 (4 sequences); expected <= 2147483647".
+// "num_tokens = sum of q_lens = 4294967296 (4 sequences); expected <= 2147483647 (kMaxTokens)".
 std::string problem_args_error(const ProblemArgs& a);
 
 // Largest segment count a caller may request (more segments than KV tiles is
 // allowed: the extra segments are empty). The one bound: select(), uattn-explain
 // --segments and uattn-run --segments all use it.
 constexpr int kMaxSegments = 1024;
+
+// Most tokens a call may describe: one sequence's q_len or kv_len, and the sum of
+// the q_lens (num_tokens). cu_seqlens_q and seqused_k are int32 (SPEC.md s.1).
+// The one bound: problem_args_error(), uattn-explain (--seqs and scenario
+// files) and uattn-run --seqs all use it and name it in their refusals.
+constexpr int64_t kMaxTokens = 2147483647;
 
 // CUs of a device whose HIP properties report `reported_units` in
 // hipDeviceProp_t::multiProcessorCount: on RDNA (gfx10+) HIP runs in WGP mode and
@@ -190,7 +196,8 @@ struct SelectOptions {
   const SelectPolicy* policy = nullptr;
 };
 // "" when `o` is within its ranges (path one of ForcePath, num_segments in
-// [0, kMaxSegments], every policy knob in the range its comment gives), else the refusal, e.g.
+// [0, kMaxSegments] and 0 with path k2D, every policy knob in the range its
+// comment gives), else the refusal, e.g.
 // "options.num_segments = 2000; expected 0 (automatic) to 1024".
 std::string options_error(const SelectOptions& o);
 

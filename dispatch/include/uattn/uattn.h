@@ -92,7 +92,8 @@ typedef struct uattn_args {
 typedef struct uattn_options {
   int32_t path;         /* uattn_path_t */
   const char* filter;   /* glob over instance names ('*', '?'); NULL or "" = all */
-  int32_t num_segments; /* 3D only; 0 = chosen by the selector, else 1..1024; outside: INVALID_ARGUMENT */
+  int32_t num_segments; /* 3D only; 0 = chosen by the selector, else 1..1024; outside, or > 0 with
+                           UATTN_PATH_2D: INVALID_ARGUMENT */
 } uattn_options_t;
 
 typedef struct uattn_runtime uattn_runtime_t;

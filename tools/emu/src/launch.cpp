@@ -20,8 +20,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -30,6 +28,8 @@
 #include "machine.hpp"
 #include "uattn/emu/code_object.hpp"
 #include "uattn/emu/emu.hpp"
+#include "uattn/input_file.hpp"
+#include "uattn/runtime.hpp"  // kMaxBundleBytes
 
 #ifndef UATTN_EMU_OBJDUMP
 #define UATTN_EMU_OBJDUMP "llvm-objdump-21"
@@ -666,9 +666,9 @@ std::shared_ptr<CodeObject> CodeObject::load(const std::vector<uint8_t>& elf) {
 }
 
 std::shared_ptr<CodeObject> CodeObject::load_file(const std::string& path, const std::string& processor) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("uattn-emu: cannot open " + path);
-  std::vector<uint8_t> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> b;
+  const std::string why = read_input_file(path, kMaxBundleBytes, "kMaxBundleBytes", &b);
+  if (!why.empty()) throw std::runtime_error("uattn-emu: cannot open " + path + " (" + why + ")");
   if (b.size() >= 4 && memcmp(b.data(), ELFMAG, SELFMAG) == 0) {
     auto co = load(b);
     if (!processor.empty() && co->processor() != processor)

@@ -113,7 +113,9 @@ class CodeObject {
   // wrong (not an AMDGPU ELF, no kernel descriptors, disassembler missing).
   static std::shared_ptr<CodeObject> load(const std::vector<uint8_t>& elf);
   // `path`: an ELF code object (.co / .hsaco), or an offload bundle (plain or
-  // compressed) from which the code object for `processor` is taken.
+  // compressed) from which the code object for `processor` is taken. Read with
+  // read_input_file() (uattn/input_file.hpp): a FIFO, a folder or a file above
+  // kMaxBundleBytes is refused, naming the path and why.
   static std::shared_ptr<CodeObject> load_file(const std::string& path, const std::string& processor = "");
   virtual ~CodeObject() = default;
   virtual const std::string& processor() const = 0;  // "gfx950", "gfx1030"
