@@ -19,6 +19,8 @@
 #include <sstream>
 #include <utility>
 
+#include "uattn/generated/device.hpp"  // the check kernel's symbol
+
 namespace uattn {
 
 static_assert(sizeof(AttnParams) % 8 == 0, "AttnParams is passed as one kernel-argument buffer");
@@ -351,11 +353,11 @@ struct Runtime::Impl {
     return Status::Ok();
   }
 
-  // The architecture's index-array check kernel (uattn_<arch>_check), fetched
-  // once per device. Called with mu held.
+  // The architecture's index-array check kernel (its record's check_kernel),
+  // fetched once per device. Called with mu held.
   Status check_function(DeviceState& d, hipFunction_t* f) {
     if (d.check) { *f = d.check; return Status::Ok(); }
-    const std::string name = "uattn_" + std::string(to_string(d.arch)) + "_check";
+    const std::string name = arch_device_record(d.arch).check_kernel;
     const hipError_t e = hipModuleGetFunction(f, d.module, name.c_str());
     if (e != hipSuccess)
       return Status{e == hipErrorNotFound ? kBundle : kHip,
@@ -577,8 +579,7 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
     ck.row = sel.attention.row;
     ck.grid = {1, 1, 1};
     ck.threads = (uint32_t)arch_record(sel.attention.row->arch).wave_size;
-    const std::string name = "uattn_" + std::string(to_string(sel.attention.row->arch)) + "_check";
-    s = launch(fc, ck, &params, stream, name.c_str());
+    s = launch(fc, ck, &params, stream, arch_device_record(sel.attention.row->arch).check_kernel);
     if (!s.ok()) return s;
   }
   s = launch(fa, sel.attention, &params, stream);

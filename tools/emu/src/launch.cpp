@@ -171,9 +171,10 @@ class CodeObjectImpl final : public CodeObject {
     const codeobj::LoadResult r = codeobj::parse_code_object(elf_.data(), elf_.size(), &meta_);
     if (r.error != codeobj::LoadError::kNone) throw std::runtime_error("uattn-emu: " + r.message);
     proc_ = meta_.processor;
+    // One ISA per generation: gfx1030-gfx1032 share the RDNA2 ISA (LLVM's gfx10-3-generic).
     if (proc_ == "gfx950") gen_ = Gen::kGfx9;
-    else if (proc_ == "gfx1030") gen_ = Gen::kGfx10;
-    else throw std::runtime_error("uattn-emu: processor " + proc_ + ": expected gfx950 or gfx1030");
+    else if (proc_ == "gfx1030" || proc_ == "gfx1031" || proc_ == "gfx1032") gen_ = Gen::kGfx10;
+    else throw std::runtime_error("uattn-emu: processor " + proc_ + ": expected gfx950 or gfx1030-gfx1032");
     const Elf e(elf_);
     for (const codeobj::KernelInfo& k : meta_.kernels) {
       auto it = e.syms.find(k.symbol);
