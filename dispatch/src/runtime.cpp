@@ -116,9 +116,14 @@ std::vector<std::string> served_archs(Source* src) {
   return table_archs();
 }
 
+// True when `src` serves devices of `processor`: an entry names it, or names an
+// architecture record whose offload target it is (the stamp file, the file name
+// and the table name records, whose name may differ from their processor).
 bool serves(Source* src, const std::string& processor) {
-  for (const std::string& a : served_archs(src))
-    if (a == processor) return true;
+  for (const std::string& a : served_archs(src)) {
+    Arch x;
+    if (a == processor || (arch_from_name(a, &x) && processor == arch_record(x).offload_target)) return true;
+  }
   return false;
 }
 
@@ -169,6 +174,8 @@ struct Runtime::Impl {
   // order that does. Called with mu held.
   Status source_for(const std::string& dev_desc, const std::string& gcn_arch, Source** out) {
     const std::string processor = gcn_arch.substr(0, gcn_arch.find(':'));
+    Arch rec;  // the record of the processor names the per-architecture bundle and package
+    const std::string arch = arch_from_name(processor, &rec) ? to_string(rec) : processor;
     std::string why_not;
     auto ok_for = [&](Source* src) {
       if (!serves(src, processor)) return false;
@@ -184,7 +191,7 @@ struct Runtime::Impl {
       return Status{kUnsupportedArch, m.str()};
     }
     std::ostringstream tried;
-    for (const std::string& p : bundle_search_paths_for_arch(processor)) {
+    for (const std::string& p : bundle_search_paths_for_arch(arch)) {
       Source* src = nullptr;
       if (p == primary.path) {
         src = &primary;
@@ -215,8 +222,8 @@ struct Runtime::Impl {
     }
     std::ostringstream m;
     m << "uattn: " << dev_desc << " has target id " << gcn_arch << ", and no kernel bundle found serves "
-      << processor << "; searched:" << tried.str() << "\nInstall the package " << arch_package_name(processor)
-      << " (it puts " << arch_bundle_file_name(processor) << " in "
+      << processor << "; searched:" << tried.str() << "\nInstall the package " << arch_package_name(arch)
+      << " (it puts " << arch_bundle_file_name(arch) << " in "
       << (package_bundle_dir().empty() ? std::string("<libdir>/uattn") : package_bundle_dir())
       << "), or point $" << kLibraryPathEnv << " at a folder holding it.";
     return Status{kUnsupportedArch, m.str()};
