@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "uattn/generated/device.hpp"  // the architecture records
+#include "uattn/generated/select.hpp"
 #include "uattn/emu/code_object.hpp"
 #include "uattn/emu/emu.hpp"  // tools/emu
 #include "engine.hpp"         // tests/hostexec
@@ -403,8 +404,14 @@ hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_t* prop, int dev) {
   prop->maxGridSize[0] = prop->maxGridSize[1] = prop->maxGridSize[2] = 0x7fffffff;
   prop->sharedMemPerBlock = d.lds_per_workgroup;
   prop->totalGlobalMem = size_t(16) << 30;
-  prop->major = uattn::arch_device_record(d.arch).gfx_major;
-  prop->minor = uattn::arch_device_record(d.arch).gfx_minor;
+  const uattn::ArchDeviceRecord& r = uattn::arch_device_record(d.arch);
+  const int cus_per_unit = uattn::kArchSelectRecords[(int)d.arch].cus_per_reported_unit;
+  prop->major = r.gfx_major;
+  prop->minor = r.gfx_minor;
+  // Per multiprocessor as HIP counts them (a CU; a WGP of cus_per_unit CUs on RDNA):
+  // its LDS, and wave slots per SIMD x SIMDs x lanes.
+  prop->maxSharedMemoryPerMultiProcessor = r.lds_per_cu;
+  prop->maxThreadsPerMultiProcessor = r.max_waves_per_simd * r.simds_per_cu * cus_per_unit * d.wave_size;
   return hipSuccess;
 }
 

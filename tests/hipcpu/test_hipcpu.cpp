@@ -48,6 +48,8 @@ TEST_F(HipCpu, DevicePropertiesReportTheConfiguredTargets) {
   EXPECT_EQ(p.sharedMemPerBlock, 160u * 1024);
   EXPECT_EQ(p.major, 9);
   EXPECT_EQ(p.minor, 5);
+  EXPECT_EQ(p.maxSharedMemoryPerMultiProcessor, 160u * 1024);
+  EXPECT_EQ(p.maxThreadsPerMultiProcessor, 2048);  // 8 waves x 4 SIMDs x 64 lanes
   // Radeon PRO V620: 72 CUs in 36 WGPs, wave32, 64 KiB LDS per workgroup, gfx IP 10.3 (RDNA2 ISA guide).
   ASSERT_EQ(hipGetDeviceProperties(&p, 1), hipSuccess);
   EXPECT_STREQ(p.gcnArchName, "gfx1030");
@@ -57,6 +59,8 @@ TEST_F(HipCpu, DevicePropertiesReportTheConfiguredTargets) {
   EXPECT_EQ(p.sharedMemPerBlock, 64u * 1024);
   EXPECT_EQ(p.major, 10);
   EXPECT_EQ(p.minor, 3);
+  EXPECT_EQ(p.maxSharedMemoryPerMultiProcessor, 128u * 1024);  // per WGP
+  EXPECT_EQ(p.maxThreadsPerMultiProcessor, 2048);  // 16 waves x 2 SIMD32 x 2 CUs x 32 lanes
   EXPECT_EQ(hipGetDeviceProperties(&p, 2), hipErrorInvalidDevice);
   EXPECT_EQ(hipSetDevice(2), hipErrorInvalidDevice);
 }

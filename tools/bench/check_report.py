@@ -4,7 +4,8 @@
 Usage: check_report.py REPORT [--set NAME] [--arch ARCH [--matrix FILE]...] [--backend cpu|hip]
 Exit 0 when the report is well-formed and every lane passed; 1 otherwise, one line per problem.
 With --arch the device must be of that architecture record (generator/uattn_gen/model.py, plus the
-`architectures:` of each --matrix): its processor is the record's offload target, and on the
+`architectures:` of each --matrix): its processor is the record's offload target, its wave size
+and LDS per workgroup the record's wave_size and lds_budget, and on the
 CPU-backed device (--backend cpu) its name and CU count are the record's reference part's.
 """
 import argparse
@@ -20,7 +21,8 @@ from uattn_gen.schema import load_matrices  # noqa: E402
 NUM = (int, float)
 TOP = {"tool": str, "report_version": int, "device": dict, "timing": str, "set": str, "lanes": list,
        "attempts": int, "warmup": int, "rotate": int, "scale_budget": NUM, "failures": int, "scenarios": list}
-DEVICE = {"index": int, "name": str, "gcn_arch_name": str, "compute_units": int, "backend": str}
+DEVICE = {"index": int, "name": str, "gcn_arch_name": str, "compute_units": int, "wave_size": int,
+          "lds_per_workgroup": int, "backend": str}
 SCENARIO = {"scenario": str, "set": str, "dtype": str, "kv_dtype": str, "block_size": int, "head_size": int,
             "num_query_heads": int, "num_kv_heads": int, "num_seqs": int, "total_q": int, "scale_divisor": int, "seq_divisor": int,
             "bytes": NUM, "flops": NUM, "seqs_q_kv": list}
@@ -54,6 +56,9 @@ def check(doc, args):
         if str(dev.get("gcn_arch_name", "")).split(":")[0] != rec.offload_target:
             errs.append(f"device: gcn_arch_name = {dev.get('gcn_arch_name')!r}, expected {args.arch}'s "
                         f"processor {rec.offload_target}")
+        for key, want in (("wave_size", rec.wave_size), ("lds_per_workgroup", rec.lds_budget)):
+            if dev.get(key) != want:
+                errs.append(f"device: {key} = {dev.get(key)!r}, expected {args.arch}'s {want}")
         if backend == "cpu" and dev.get("compute_units") != rec.reported_units:
             errs.append(f"device: compute_units = {dev.get('compute_units')!r}, expected {args.arch}'s "
                         f"{rec.reported_units} (CPU-backed device: the record's reference part)")

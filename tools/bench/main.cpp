@@ -360,7 +360,8 @@ int main(int argc, char** argv) {
     json doc = {{"tool", "uattn-bench"},
                 {"report_version", 1},
                 {"device", {{"index", dev}, {"name", prop.name}, {"gcn_arch_name", prop.gcnArchName},
-                            {"compute_units", prop.multiProcessorCount},
+                            {"compute_units", prop.multiProcessorCount}, {"wave_size", prop.warpSize},
+                            {"lds_per_workgroup", prop.sharedMemPerBlock},
                             {"backend", UATTN_BENCH_CPU ? "cpu" : "hip"}}},
                 {"timing", !UATTN_BENCH_CPU ? "hip_events"
                            : o.cpu_times ? "cpu_wall: HIP events on the CPU-backed device, not GPU times"
