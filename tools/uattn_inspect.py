@@ -8,15 +8,11 @@ Usage: uattn-inspect [--filter GLOB]... [--json | --summary] [--no-mca] [--jobs 
 Per kernel, from the AMDGPU metadata notes (llvm-readelf --notes; field meanings in LLVM's
 llvm/docs/AMDGPUUsage.rst): VGPRs, AGPRs, SGPRs, VGPR/SGPR spills, scratch bytes per lane
 (.private_segment_fixed_size), static LDS bytes (.group_segment_fixed_size), wave size, and an
-occupancy estimate in waves per SIMD:
-  gfx950 (CDNA4, wave64): waves = min(8, 512 // align8(vgpr_count), by_lds); .vgpr_count already
-    counts the AGPRs (unified 512-entry register file per lane per SIMD); by_lds = (160 KiB // LDS
-    per workgroup) * waves per workgroup / 4 SIMDs per CU.  Source: AMD Instinct CDNA3 / CDNA4 ISA
-    reference guides (unified VGPR/AGPR file, 8 waves per SIMD), LLVM AMDGPUUsage.rst.
-  gfx1030 (RDNA2, wave32): waves = min(16, 1024 // align8(vgpr_count), by_lds); by_lds =
-    (128 KiB per WGP // LDS per workgroup) * waves per workgroup / 4 SIMDs per WGP.  Source: AMD
-    RDNA2 ISA reference guide.
-  (the formulas are those of tools/co_report.py, which this tool imports.)
+occupancy estimate in waves per SIMD: min(max_waves_per_simd, vgprs_per_simd // align8(vgpr_count),
+by_lds), by_lds = (lds_per_cu // LDS per workgroup) * waves per workgroup / the SIMDs sharing that
+LDS, from the architecture record of the code object's processor (generator/uattn_gen/model.py,
+with its sources; on gfx950 .vgpr_count already counts the AGPRs: one unified register file).
+(The formula is generator/uattn_gen/measured.py occupancy(), through tools/co_report.py, which this tool imports.)
 
 Loops (llvm-objdump -d --mcpu=ARCH): a loop is a backward branch (s_branch / s_cbranch_* whose
 target lies at or before the branch; target = PC + 4 + 4 * simm16); its body is [target, branch].

@@ -19,6 +19,8 @@
 #include <sstream>
 #include <utility>
 
+#include "uattn/generated/device.hpp"  // the check kernel's symbol
+
 namespace uattn {
 
 static_assert(sizeof(AttnParams) % 8 == 0, "AttnParams is passed as one kernel-argument buffer");
@@ -129,9 +131,14 @@ std::vector<std::string> served_archs(Source* src, ArchBasis* basis = nullptr) {
   return archs;
 }
 
+// True when `src` serves devices of `processor`: an entry names it, or names an
+// architecture record whose offload target it is (the stamp file, the file name
+// and the table name records, whose name may differ from their processor).
 bool serves(Source* src, const std::string& processor) {
-  for (const std::string& a : served_archs(src))
-    if (a == processor) return true;
+  for (const std::string& a : served_archs(src)) {
+    Arch x;
+    if (a == processor || (arch_from_name(a, &x) && processor == arch_record(x).offload_target)) return true;
+  }
   return false;
 }
 
@@ -187,6 +194,8 @@ struct Runtime::Impl {
   // order that does. Called with mu held.
   Status source_for(const std::string& dev_desc, const std::string& gcn_arch, Source** out) {
     const std::string processor = gcn_arch.substr(0, gcn_arch.find(':'));
+    Arch rec;  // the record of the processor names the per-architecture bundle and package
+    const std::string arch = arch_from_name(processor, &rec) ? to_string(rec) : processor;
     std::string why_not;
     auto ok_for = [&](Source* src) {
       if (!serves(src, processor)) return false;
@@ -202,7 +211,7 @@ struct Runtime::Impl {
       return Status{kUnsupportedArch, m.str()};
     }
     std::ostringstream tried;
-    for (const std::string& p : bundle_search_paths_for_arch(processor)) {
+    for (const std::string& p : bundle_search_paths_for_arch(arch)) {
       Source* src = nullptr;
       if (p == primary.path) {
         src = &primary;
@@ -233,8 +242,8 @@ struct Runtime::Impl {
     }
     std::ostringstream m;
     m << "uattn: " << dev_desc << " has target id " << gcn_arch << ", and no kernel bundle found serves "
-      << processor << "; searched:" << tried.str() << "\nInstall the package " << arch_package_name(processor)
-      << " (it puts " << arch_bundle_file_name(processor) << " in "
+      << processor << "; searched:" << tried.str() << "\nInstall the package " << arch_package_name(arch)
+      << " (it puts " << arch_bundle_file_name(arch) << " in "
       << (package_bundle_dir().empty() ? std::string("<libdir>/uattn") : package_bundle_dir())
       << "), or point $" << kLibraryPathEnv << " at a folder holding it.";
     return Status{kUnsupportedArch, m.str()};
@@ -373,11 +382,11 @@ struct Runtime::Impl {
     return Status::Ok();
   }
 
-  // The architecture's index-array check kernel (uattn_<arch>_check), fetched
-  // once per device. Called with mu held.
+  // The architecture's index-array check kernel (its record's check_kernel),
+  // fetched once per device. Called with mu held.
   Status check_function(DeviceState& d, hipFunction_t* f) {
     if (d.check) { *f = d.check; return Status::Ok(); }
-    const std::string name = "uattn_" + std::string(to_string(d.arch)) + "_check";
+    const std::string name = arch_device_record(d.arch).check_kernel;
     const hipError_t e = hipModuleGetFunction(f, d.module, name.c_str());
     if (e != hipSuccess)
       return Status{e == hipErrorNotFound ? kBundle : kHip,
@@ -605,8 +614,7 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
     ck.row = sel.attention.row;
     ck.grid = {1, 1, 1};
     ck.threads = (uint32_t)arch_record(sel.attention.row->arch).wave_size;
-    const std::string name = "uattn_" + std::string(to_string(sel.attention.row->arch)) + "_check";
-    s = launch(fc, ck, &params, stream, name.c_str());
+    s = launch(fc, ck, &params, stream, arch_device_record(sel.attention.row->arch).check_kernel);
     if (!s.ok()) return s;
   }
   s = launch(fa, sel.attention, &params, stream);

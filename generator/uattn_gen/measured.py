@@ -70,11 +70,18 @@ def load(path: Optional[str]) -> dict:
 
 
 def occupancy(arch: str, vgprs: int, lds_bytes: int, waves: int) -> float:
-    """Waves per SIMD: the formula of tools/co_report.py occupancy() (its sources there)."""
+    """Waves per SIMD of a kernel of `vgprs` VGPRs per lane, `lds_bytes` of LDS and
+    `waves` waves per workgroup on `arch`: an estimate, the one occupancy model
+    (tools/co_report.py and uattn-inspect use it too). From the record:
+    min(max_waves_per_simd, vgprs_per_simd / VGPRs rounded up to 8, the workgroups
+    whose LDS fits in lds_per_cu x waves per workgroup / the SIMDs sharing that LDS
+    (ArchInfo.simds_sharing_lds)); sources of the figures at BUILTIN_ARCHS
+    (model.py). Raises KeyError for an architecture without a record."""
     info = ARCH_INFO[arch]
     regs = (vgprs + 7) // 8 * 8
     by_reg = min(info.max_waves_per_simd, info.vgprs_per_simd // max(regs, 8))
-    by_lds = ((info.lds_per_cu // lds_bytes) * waves / 4 if lds_bytes else float(info.max_waves_per_simd))
+    by_lds = ((info.lds_per_cu // lds_bytes) * waves / info.simds_sharing_lds if lds_bytes
+              else float(info.max_waves_per_simd))
     return round(min(by_reg, by_lds), 2)
 
 

@@ -39,13 +39,19 @@ GROUP_DEFAULTS = {"block_size": [ANY_BLOCK], "features": [0], "path": list(PATHS
 GROUP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 SUBSET_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
 ARCH_NAME_RE = re.compile(r"^gfx[0-9a-z]+$")
+# An LLVM AMDGPU processor: gfx<major><minor><stepping>, minor and stepping one
+# hex digit each (AMDGPUUsage, "Processors"; model.ArchInfo.gfx_ip).
+OFFLOAD_TARGET_RE = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
 # Keys of an `architectures` record: the fields of model.ArchInfo. `like`
 # copies a known record, whose fields the others then override.
 ARCH_INT_KEYS = ("wave_size", "rows_per_wave", "head_pad", "lds_row_pad", "lds_budget",
                  "cu_count", "vgprs_per_simd", "max_waves_per_simd", "lds_per_cu",
                  "cus_per_reported_unit", "simds_per_cu", "cus_per_workgroup", "mem_bytes_per_cycle",
                  "launch_cycles")
-ARCH_KEYS = ("name", "like", "matrix_insn", "offload_target", "head_sizes") + ARCH_INT_KEYS
+ARCH_KEYS = ("name", "like", "matrix_insn", "offload_target", "target_features", "product",
+             "head_sizes") + ARCH_INT_KEYS
+TARGET_FEATURES_RE = re.compile(r"^(:[a-z]+[+-])*$")    # LLVM AMDGPUUsage "Target ID": ":sramecc+:xnack-"
+PRODUCT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._()/-]*$")  # a C string literal needs no escape
 
 _T = "tag:yaml.org,2002:"
 _STR, _INT, _BOOL, _NULL = (_T + t for t in ("str", "int", "bool", "null"))
@@ -307,12 +313,28 @@ class _FileChecker:
             fields["matrix_insn"] = insn
         if "offload_target" in values:
             target = _str(values["offload_target"])
-            if target is None or not ARCH_NAME_RE.match(target):
+            if target is None or not OFFLOAD_TARGET_RE.match(target):
                 self.error(values["offload_target"], f"architecture '{name}': offload_target is "
                            f"{_describe(values['offload_target'])}, expected a processor such "
                            f"as gfx1030")
                 ok = False
             fields["offload_target"] = target
+        if "target_features" in values:
+            feats = _str(values["target_features"])
+            if feats is None or not TARGET_FEATURES_RE.match(feats):
+                self.error(values["target_features"], f"architecture '{name}': target_features is "
+                           f"{_describe(values['target_features'])}, expected target-id features such "
+                           f"as ':sramecc+:xnack-' (or '')")
+                ok = False
+            fields["target_features"] = feats
+        if "product" in values:
+            product = _str(values["product"])
+            if product is None or not PRODUCT_RE.match(product):
+                self.error(values["product"], f"architecture '{name}': product is "
+                           f"{_describe(values['product'])}, expected a product name of letters, digits, "
+                           f"spaces and . _ ( ) / -")
+                ok = False
+            fields["product"] = product
         if "head_sizes" in values:
             heads = self.items(values["head_sizes"], "head_size", f"architecture '{name}'",
                                _parse_head_size)

@@ -171,9 +171,12 @@ class CodeObjectImpl final : public CodeObject {
     const codeobj::LoadResult r = codeobj::parse_code_object(elf_.data(), elf_.size(), &meta_);
     if (r.error != codeobj::LoadError::kNone) throw std::runtime_error("uattn-emu: " + r.message);
     proc_ = meta_.processor;
-    if (proc_ == "gfx950") gen_ = Gen::kGfx9;
-    else if (proc_ == "gfx1030") gen_ = Gen::kGfx10;
-    else throw std::runtime_error("uattn-emu: processor " + proc_ + ": expected gfx950 or gfx1030");
+    if (std::find(processors().begin(), processors().end(), proc_) == processors().end()) {
+      std::string known;
+      for (const std::string& p : processors()) known += (known.empty() ? "" : ", ") + p;
+      throw std::runtime_error("uattn-emu: processor " + proc_ + ": expected one of " + known);
+    }
+    gen_ = proc_.rfind("gfx9", 0) == 0 ? Gen::kGfx9 : Gen::kGfx10;
     const Elf e(elf_);
     for (const codeobj::KernelInfo& k : meta_.kernels) {
       auto it = e.syms.find(k.symbol);
@@ -683,6 +686,11 @@ std::shared_ptr<CodeObject> CodeObject::load_file(const std::string& path, const
   const codeobj::LoadResult r = codeobj::load_image(b.data(), codeobj::parse_target_id(processor), &meta, &elf);
   if (r.error != codeobj::LoadError::kNone) throw std::runtime_error("uattn-emu: " + path + ": " + r.message);
   return load(elf);
+}
+
+const std::vector<std::string>& processors() {
+  static const std::vector<std::string> p = {"gfx950", "gfx1030", "gfx1031", "gfx1032"};
+  return p;
 }
 
 }  // namespace uattn::emu
