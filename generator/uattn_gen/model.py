@@ -291,7 +291,7 @@ BUILTIN_ARCHS = (
              # (8 rows: 64 / 48 accumulators, spills at 128 VGPRs; the
              # specialised d192 tiles fit with 8); the d128 prefill tile: 8
              # waves of 4 rows that share each K / V tile through LDS (16 KiB;
-             # dot2_shares_kv in config.hpp), <= 96 VGPRs; attention_dot2.hpp
+             # the tile record's shares_kv), <= 96 VGPRs; attention_dot2.hpp
              rows_by_head=(("small", (256,), 4, False, 0), ("small", (192,), 4, True, 0),
                            ("large", (128,), 4, False, 8))),
 )

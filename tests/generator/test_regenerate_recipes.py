@@ -97,7 +97,23 @@ def add_tile(root):
             ("uattn_gfx950_3d_bf16_bf16_d96_b32_plain_m64n32w2", "gfx950")]
 
 
+def add_architecture(root):
+    """gfx1031 (an RDNA2 part of 40 CUs, the dot2 body) as a built-in record, in the generic group."""
+    model = root / "generator/uattn_gen/model.py"
+    text = model.read_text()
+    start = text.index('    ArchInfo("gfx1030",')
+    end = text.index("\n)\nARCHS = ", start)
+    record = (text[start:end].replace('"gfx1030"', '"gfx1031"').replace("cu_count=72", "cu_count=40")
+              .replace("AMD Radeon PRO V620", "AMD Radeon RX 6700 XT"))
+    model.write_text(text[:end] + "\n" + record + text[end:])
+    edit(root / "instances/default.yaml", "    arch: [gfx950, gfx1030]\n", "    arch: [gfx950, gfx1030, gfx1031]\n")
+    return [("uattn_gfx1031_2d_f16_f16_d128_bany_all_m8n32w1", "gfx1031"),
+            ("uattn_gfx1031_3d_bf16_fp8_d256_bany_all_m4n32w1", "gfx1031"),
+            ("uattn_gfx1031_reduce_d128", "gfx1031")]
+
+
 RECIPES = {
+    "An architecture": add_architecture,
     "A head size": add_head_size,
     "A tile": add_tile,
 }
