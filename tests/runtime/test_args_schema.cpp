@@ -119,9 +119,6 @@ static_assert(sizeof(uattn::AttnParams) == 280 && offsetof(uattn::AttnParams, st
 #define ARG_TYPES(C_TYPE, CPP_TYPE, NAME, DEFAULT)                                                            \
   static_assert(std::is_same_v<decltype(uattn_args_t::NAME), C_TYPE>, "uattn_args_t::" #NAME);                 \
   static_assert(std::is_same_v<decltype(AttentionArgs::NAME), CPP_TYPE>, "AttentionArgs::" #NAME);
-namespace uattn {
-UATTN_FOREACH_ARG(ARG_TYPES)
-}  // namespace uattn
 #define PARAM_TYPES(TYPE, NAME) static_assert(std::is_same_v<decltype(uattn::AttnParams::NAME), TYPE>, #NAME);
 UATTN_FOREACH_PARAM(PARAM_TYPES)
 #define FEATURE_TYPES(TYPE, NAME, ARG, DEFAULT, ROLE, FEATURE, USED)                                     \
@@ -153,7 +150,9 @@ TEST(ArgsSchema, DefaultsOfTheCAndCppViewsAgree) {
   EXPECT_EQ(c.index_status, nullptr);
   EXPECT_EQ(c.q.rank, 0);
 #define SAME_DEFAULT(C_TYPE, CPP_TYPE, NAME, DEFAULT) \
-  if constexpr (!std::is_same_v<C_TYPE, uattn_tensor_t>) EXPECT_EQ(c.NAME, a.NAME) << #NAME;
+  if constexpr (!std::is_same_v<C_TYPE, uattn_tensor_t>) {          \
+    EXPECT_EQ(c.NAME, a.NAME) << #NAME;                             \
+  }
   UATTN_FOREACH_ARG(SAME_DEFAULT)
   // and ProblemArgs' switches default to "feature unused"
   EXPECT_EQ(uattn::features_used(uattn::ProblemArgs{}), 0u);
@@ -194,3 +193,7 @@ TEST(ArgsSchema, MakeParamsCopiesTheSchemaFields) {
 }
 
 }  // namespace
+
+namespace uattn {  // CPP_TYPE names uattn types (TensorDesc)
+UATTN_FOREACH_ARG(ARG_TYPES)
+}  // namespace uattn
