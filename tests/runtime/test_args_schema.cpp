@@ -3,7 +3,8 @@
 // AttnParams the kernel argument every shipped code object reads: both are
 // compared, field by field, with frozen copies of the layouts they had when they
 // were hand-written (Frozen* below, copied from uattn.h and params.hpp of uattn
-// 0.1.0, which the schema must keep: same fields, order, types and offsets).
+// 0.1.0, which the schema must keep: the same fields in the same order, of the
+// same types at the same offsets; new fields only after them).
 // AttentionArgs and ProblemArgs are checked against the schema's lists
 // themselves (every entry a field of the documented type).
 #include <stddef.h>
@@ -108,12 +109,9 @@ struct FrozenParams {  // params.hpp, AttnParams
 #define SAME_PARAM(NAME) SAME_FIELD(uattn::AttnParams, FrozenParams, NAME)
 FROZEN_ARGS(SAME_ARG)
 FROZEN_PARAMS(SAME_PARAM)
-// Nothing added in between or after: the sizes agree too (a new field is a new ABI).
-static_assert(sizeof(uattn_args_t) == sizeof(FrozenArgs), "uattn_args_t changed size");
-static_assert(sizeof(uattn::AttnParams) == sizeof(FrozenParams), "AttnParams changed size");
-// x86-64 figures of the documented layouts (4 tensors of 96 bytes, 8-byte pointers).
-static_assert(sizeof(uattn_tensor_t) == 96 && sizeof(uattn_args_t) == 528, "uattn_args_t layout");
-static_assert(sizeof(uattn::AttnParams) == 280 && offsetof(uattn::AttnParams, status) == 272, "AttnParams layout");
+// x86-64 figures of the frozen layouts (4 tensors of 96 bytes, 8-byte pointers).
+static_assert(sizeof(uattn_tensor_t) == 96 && sizeof(FrozenArgs) == 528, "uattn_args_t layout");
+static_assert(sizeof(FrozenParams) == 280 && offsetof(FrozenParams, status) == 272, "AttnParams layout");
 
 // Every schema list names fields of the documented types.
 #define ARG_TYPES(C_TYPE, CPP_TYPE, NAME, DEFAULT)                                                            \
@@ -126,13 +124,28 @@ UATTN_FOREACH_PARAM(PARAM_TYPES)
   static_assert(std::is_same_v<decltype(uattn::AttnParams::ARG), decltype(uattn_args_t::ARG)>, #ARG);
 UATTN_FOREACH_FEATURE_ARG(FEATURE_TYPES)
 
-// Counting the lists: the schema has exactly the fields of the frozen layouts.
-#define COUNT1(...) +1
-constexpr int kArgs = 0 UATTN_FOREACH_ARG(COUNT1);
-constexpr int kParams = 0 UATTN_FOREACH_PARAM(COUNT1);
-constexpr int kFrozenArgs = 0 FROZEN_ARGS(COUNT1);
-constexpr int kFrozenParams = 0 FROZEN_PARAMS(COUNT1);
-static_assert(kArgs == kFrozenArgs && kParams == kFrozenParams, "the schema lists the frozen fields");
+// The schema's lists begin with exactly the frozen fields, in their order: a new
+// argument or kernel field is appended after them (into no padding hole either).
+#define ARG_NAME(C_TYPE, CPP_TYPE, NAME, DEFAULT) #NAME,
+#define PARAM_NAME(TYPE, NAME) #NAME,
+#define FROZEN_NAME(NAME) #NAME,
+constexpr const char* kArgNames[] = {UATTN_FOREACH_ARG(ARG_NAME)};
+constexpr const char* kParamNames[] = {UATTN_FOREACH_PARAM(PARAM_NAME)};
+constexpr const char* kFrozenArgNames[] = {FROZEN_ARGS(FROZEN_NAME)};
+constexpr const char* kFrozenParamNames[] = {FROZEN_PARAMS(FROZEN_NAME)};
+
+constexpr bool same(const char* a, const char* b) { return *a == *b && (*a == 0 || same(a + 1, b + 1)); }
+template <size_t N, size_t M>
+constexpr bool starts_with(const char* const (&list)[N], const char* const (&prefix)[M]) {
+  if (N < M) return false;
+  for (size_t i = 0; i < M; ++i)
+    if (!same(list[i], prefix[i])) return false;
+  return true;
+}
+static_assert(starts_with(kArgNames, kFrozenArgNames), "UATTN_FOREACH_ARG must begin with uattn_args_t's fields");
+static_assert(starts_with(kParamNames, kFrozenParamNames), "UATTN_FOREACH_PARAM must begin with AttnParams' fields");
+static_assert(sizeof(uattn_args_t) >= sizeof(FrozenArgs) && sizeof(uattn::AttnParams) >= sizeof(FrozenParams),
+              "fields are only appended");
 
 // The defaults: uattn_args_init and AttentionArgs{} both take them from the schema.
 TEST(ArgsSchema, DefaultsOfTheCAndCppViewsAgree) {
