@@ -67,9 +67,13 @@ std::string dtype_list(bool (*pred)(DType)) {
   return s;
 }
 
-uint32_t features_used(int window_left, float softcap, bool alibi, bool qq_bias, bool sinks) {
-  return (window_left >= 0 ? kFeatWindow : 0u) | (softcap != 0.0f ? kFeatSoftcap : 0u) | (alibi ? kFeatAlibi : 0u) |
-         (qq_bias ? kFeatQQBias : 0u) | (sinks ? kFeatSinks : 0u);
+uint32_t features_used(const ProblemArgs& a) {
+  uint32_t f = 0;
+#define UATTN_FEATURE_BIT(TYPE, NAME, ARG, DEFAULT, ROLE, FEATURE, USED) \
+  if (const auto v = a.NAME; USED) f |= FEATURE;
+  UATTN_FOREACH_FEATURE_ARG(UATTN_FEATURE_BIT)
+#undef UATTN_FEATURE_BIT
+  return f;
 }
 
 namespace {
@@ -110,7 +114,7 @@ ProblemDesc make_problem(const ProblemArgs& a) {
   p.out_dtype = a.out_dtype;
   p.head_size = a.head_size;
   p.block_size = a.block_size;
-  p.features = features_used(a.window_left, a.softcap, a.alibi, a.qq_bias, a.sinks);
+  p.features = features_used(a);
   p.window_left = a.window_left >= 0 ? a.window_left : -1;
   p.num_q_heads = a.num_q_heads;
   p.num_kv_heads = a.num_kv_heads;

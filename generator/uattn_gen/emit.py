@@ -18,10 +18,12 @@ atomically and deletes stale instance files. Layout of <out>:
   include/uattn/generated/select.hpp the selector's facts of each record (host only)
   include/uattn/generated/device.hpp the reference part of each record as HIP reports it, the
                          occupancy model's figures and the check kernel's symbol (host only)
+  include/uattn/generated/args.h     the C API's argument struct uattn_args_t (args.py)
+  include/uattn/generated/args.hpp   the argument schema as X-macro lists for C++ (args.py)
   manifest.json          generator version, inputs, selection, every instance
 
-The architecture and vocabulary files depend only on the records (model.py and
-the matrices' `architectures`), never on the selection.
+The architecture, vocabulary and argument files depend only on the records
+(model.py, args.py and the matrices' `architectures`), never on the selection.
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ from pathlib import Path
 import jinja2
 
 from . import __version__
+from . import args as schema_args
 from .model import (ARCH_INFO, ANY_BLOCK, BUILTIN_ARCHS, DTYPE_INFO, FEATURE_INFO, MATRIX_INSNS,
                     PATH_INFO, REDUCE, TILE_BLOCK_N, TILE_KINDS, Instance, Matrix, arch_names,
                     check_names, feature_names, feature_token, names, path_enum)
@@ -212,8 +215,26 @@ def render_records(matrix: Matrix) -> dict:
         f"{GENERATED_INCLUDE}/vocab.h": _ENV.get_template("vocab.h.j2").render(ctx),
         f"{GENERATED_INCLUDE}/select.hpp": _ENV.get_template("select.hpp.j2").render(ctx),
         f"{GENERATED_INCLUDE}/device.hpp": _ENV.get_template("device.hpp.j2").render(ctx),
+        **render_args(),
         "archs.cmake": _ENV.get_template("archs.cmake.j2").render(ctx),
     }
+
+
+def render_args() -> dict:
+    """{path: text} of the argument schema's headers (args.py): the C struct and the X-macro lists."""
+    a = schema_args
+    ctx = {
+        "args": a.ARGS,
+        "checks": [x for x in a.ARGS if x.check],
+        "feature_args": [(x, a.problem_field(x)) for x in a.ARGS if x.feature],
+        "features": {f.name: f for f in a.FEATURES},
+        "params": a.PARAMS,
+        "copies": [p for p in a.PARAMS if p.source == a.FROM_ARG and not a.ARG[p.name].gated_by],
+        "gated": [(p, a.ARG[p.name].gated_by) for p in a.PARAMS
+                  if p.source == a.FROM_ARG and a.ARG[p.name].gated_by],
+    }
+    return {f"{GENERATED_INCLUDE}/args.h": _ENV.get_template("args.h.j2").render(ctx),
+            f"{GENERATED_INCLUDE}/args.hpp": _ENV.get_template("args.hpp.j2").render(ctx)}
 
 
 def _write_if_changed(path: Path, text: str) -> bool:

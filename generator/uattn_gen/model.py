@@ -15,6 +15,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .args import FEATURES as ARG_FEATURES
+
 # --- vocabularies (emitted to C++ as uattn/generated/vocab.hpp) ---------------
 #
 # Every list below is the one definition of its vocabulary: the YAML schema,
@@ -65,23 +67,9 @@ PATHS = ("2d", "3d")                           # attention paths a group may lis
 REDUCE = "reduce"                              # path of the generated 3D reduce kernels
 
 
-@dataclass(frozen=True)
-class FeatureInfo:
-    name: str        # YAML name and features_to_string() word
-    token: str       # token in instance names
-    bit: int         # mask bit (uattn::Feature)
-    cpp: str         # uattn::Feature enumerator
-    used_when: str   # when a call uses it (C++ comment)
-
-
-# The fixed order used by names.
-FEATURE_INFO = (
-    FeatureInfo("window", "win", 0x01, "kFeatWindow", "window_left >= 0"),
-    FeatureInfo("softcap", "cap", 0x02, "kFeatSoftcap", "softcap != 0"),
-    FeatureInfo("alibi", "alibi", 0x04, "kFeatAlibi", "alibi_slopes != nullptr"),
-    FeatureInfo("qq_bias", "qqb", 0x08, "kFeatQQBias", "qq_bias != nullptr"),
-    FeatureInfo("sinks", "sink", 0x10, "kFeatSinks", "sinks != nullptr"),
-)
+# The feature bits are declared with the arguments that switch them on (args.py),
+# in the fixed order used by names.
+FEATURE_INFO = ARG_FEATURES
 FEATURES = tuple((f.name, f.token, f.bit) for f in FEATURE_INFO)
 FEATURE_BIT = {f.name: f.bit for f in FEATURE_INFO}
 ALL_FEATURES = sum(f.bit for f in FEATURE_INFO)

@@ -112,7 +112,32 @@ def add_architecture(root):
             ("uattn_gfx1031_reduce_d128", "gfx1031")]
 
 
+def add_feature(root):
+    """A score modifier: feature bit `temperature`, an optional [Hq] tensor and a
+    scalar, declared in the argument schema, and specialised instances that
+    compile it in (the kernel bodies' use of the tensor is the part no script
+    writes)."""
+    args = root / "generator/uattn_gen/args.py"
+    edit(args, '    Feature("sinks", "sink", 0x10, "kFeatSinks"),\n)',
+         '    Feature("sinks", "sink", 0x10, "kFeatSinks"),\n'
+         '    Feature("temperature", "temp", 0x20, "kFeatTemperature"),\n)')
+    edit(args, '"checked launch: UATTN_INDEX_STATUS_BYTES of device memory (4-byte aligned), or NULL"),\n)',
+         '"checked launch: UATTN_INDEX_STATUS_BYTES of device memory (4-byte aligned), or NULL"),\n'
+         '    Arg("head_temperature", "const float*", OPTIONAL, "[Hq] fp32 or NULL", feature="temperature"),\n'
+         '    Arg("temperature_floor", "float", SCALAR, "lower bound of a head\'s temperature", default="1.0f",\n'
+         '        check="positive", gated_by="head_temperature"),\n)')
+    edit(args, '"or null: an unchecked launch"),\n)',
+         '"or null: an unchecked launch"),\n'
+         '    Param("head_temperature", "const float*", "[Hq] or null", FROM_ARG),\n'
+         '    Param("temperature_floor", "float", "", FROM_ARG),\n)')
+    edit(root / "instances/default.yaml", "    features: [plain]\n    path: [2d, 3d]\n    tile: [small, large]\n",
+         "    features: [plain, temperature]\n    path: [2d, 3d]\n    tile: [small, large]\n")
+    return [("uattn_gfx950_2d_f16_f16_d128_b16_temp_m32n32w1", "gfx950"),
+            ("uattn_gfx950_3d_bf16_bf16_d96_b32_temp_m32n32w1", "gfx950")]
+
+
 RECIPES = {
+    "A feature": add_feature,
     "An architecture": add_architecture,
     "A head size": add_head_size,
     "A tile": add_tile,

@@ -20,6 +20,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "uattn/generated/device.hpp"  // the architecture records
 #include "uattn/generated/select.hpp"
@@ -33,6 +36,12 @@ using namespace uattn::hipcpu;
 using namespace uattn::codeobj;
 
 namespace {
+
+// Appends (name, value) to *out when `value` is a pointer (a kernel field of AttnParams).
+template <class T>
+void add_pointer(std::vector<std::pair<const char*, const void*>>* out, const char* name, T value) {
+  if constexpr (std::is_pointer_v<T>) out->emplace_back(name, (const void*)value);
+}
 
 // Which executor runs a launched kernel: its host-compiled twin, or the code
 // object's own instructions in the emulator (hipcpu.hpp, set_engine).
@@ -805,12 +814,12 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsi
   ihipModule_t* const mod = f->module;
   enqueue(s, [=] {
     if (s->sticky != hipSuccess) return;  // a faulted stream runs nothing more (sticky error)
-    // Every pointer argument must be device memory (a GPU faults on anything else).
-    const std::pair<const char*, const void*> ptrs[] = {
-        {"q", p.q}, {"k_cache", p.k_cache}, {"v_cache", p.v_cache}, {"out", p.out},
-        {"cu_seqlens_q", p.cu_seqlens_q}, {"seqused_k", p.seqused_k}, {"block_table", p.block_table},
-        {"alibi_slopes", p.alibi_slopes}, {"qq_bias", p.qq_bias}, {"sinks", p.sinks},
-        {"ws_acc", p.ws_acc}, {"ws_max", p.ws_max}, {"ws_sum", p.ws_sum}, {"status", p.status}};
+    // Every pointer argument must be device memory (a GPU faults on anything else):
+    // the pointer fields of AttnParams, in layout order (UATTN_FOREACH_PARAM).
+    std::vector<std::pair<const char*, const void*>> ptrs;
+#define UATTN_POINTER_PARAM(TYPE, NAME) add_pointer(&ptrs, #NAME, p.NAME);
+    UATTN_FOREACH_PARAM(UATTN_POINTER_PARAM)
+#undef UATTN_POINTER_PARAM
     {
       std::lock_guard<std::mutex> g(g_mu);
       for (auto [what, ptr] : ptrs)

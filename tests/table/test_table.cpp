@@ -199,8 +199,13 @@ TEST(Table, ProblemBuilder) {
   EXPECT_EQ(p.max_seqlen_q, 6);
   EXPECT_EQ(p.max_seqlen_k, 41);
   EXPECT_EQ(p.features, (uint32_t)(kFeatAlibi | kFeatQQBias));
-  EXPECT_EQ(features_used(-1, 0.0f, false, false, false), 0u);
-  EXPECT_EQ(features_used(5, 1.0f, true, true, true), (uint32_t)kFeatAll);
+  EXPECT_EQ(features_used(ProblemArgs{}), 0u);  // the defaults use no feature
+  ProblemArgs all;
+  all.window_left = 5; all.softcap = 1.0f; all.alibi = all.qq_bias = all.sinks = true;
+  EXPECT_EQ(features_used(all), (uint32_t)kFeatAll);
+  all.window_left = 0;  // window W = 1: still a window
+  all.softcap = 0;
+  EXPECT_EQ(features_used(all), (uint32_t)(kFeatAll & ~kFeatSoftcap));
 }
 
 // Names come from the generated records.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "uattn/generated/args.hpp"
 #include "uattn/generated/select.hpp"
 #include "uattn/kernel/config.hpp"
 #include "uattn/kernel/params.hpp"
@@ -117,14 +118,18 @@ struct ProblemArgs {
   int num_seqs = 0;
   int num_tokens = -1;               // -1 = the sum of q_lens
   int max_seqlen_q = -1, max_seqlen_k = -1;  // -1 = the maxima of q_lens / kv_lens
-  int window_left = -1;              // -1 = no sliding window
-  float softcap = 0;                 // 0 = off
-  bool alibi = false, qq_bias = false, sinks = false;  // optional tensors given
+  // The feature switches (UATTN_FOREACH_FEATURE_ARG, uattn/generated/args.hpp):
+  // int window_left = -1 (no sliding window), float softcap = 0 (off), and for each
+  // optional tensor whether it is given: bool alibi, qq_bias, sinks = false.
+#define UATTN_FEATURE_FIELD(TYPE, NAME, ARG, DEFAULT, ROLE, FEATURE, USED) TYPE NAME = DEFAULT;
+  UATTN_FOREACH_FEATURE_ARG(UATTN_FEATURE_FIELD)
+#undef UATTN_FEATURE_FIELD
   int num_cus = 0;
   bool rows_aligned = true;          // ProblemDesc::rows_aligned
 };
-// Feature bits a call uses (SPEC.md s.1; the bits are kFeat* of vocab.hpp).
-uint32_t features_used(int window_left, float softcap, bool alibi, bool qq_bias, bool sinks);
+// Feature bits a call uses (SPEC.md s.1; the bits are kFeat* of vocab.hpp, each
+// used when its switch in `a` says so: UATTN_FOREACH_FEATURE_ARG).
+uint32_t features_used(const ProblemArgs& a);
 // The selector's view of `a`; lengths come from q_lens / kv_lens unless given.
 // The sums and maxima are taken in 64 bits; when one does not fit the int32
 // fields of ProblemDesc (or a length is negative) the field is set to -1, which
