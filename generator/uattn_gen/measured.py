@@ -25,8 +25,6 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-import yaml
-
 from .model import ARCH_INFO, FALLBACK_CYCLES_PER_MAC, FALLBACK_VGPRS, TILE_KINDS, Instance, names
 
 VERSION = 1
@@ -47,6 +45,7 @@ class MeasuredError(Exception):
 
 def load(path: Optional[str]) -> dict:
     """{instance name: {field: value}} of a measured-figures file; {} when path is None."""
+    import yaml  # here, not at the top: uattn-inspect imports this module without PyYAML
     if path is None:
         return {}
     try:
