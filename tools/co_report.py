@@ -27,7 +27,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
 from uattn_gen.measured import occupancy as occupancy_of  # noqa: E402  (the occupancy model)
 from uattn_gen.model import ARCH_INFO  # noqa: E402  (the architecture records)
-from uattn_gen.schema import load_matrices  # noqa: E402
 
 FIELDS = ("vgpr_count", "agpr_count", "sgpr_count", "vgpr_spill_count", "sgpr_spill_count",
           "group_segment_fixed_size", "private_segment_fixed_size", "wavefront_size",
@@ -128,6 +127,7 @@ def main():
     ap.add_argument("code_objects", nargs="+")
     a = ap.parse_args()
     if a.matrix:
+        from uattn_gen.schema import load_matrices  # --matrix only: it needs PyYAML
         diags = load_matrices(a.matrix)[1]
         if diags:
             for d in diags:
