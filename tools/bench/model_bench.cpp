@@ -121,8 +121,9 @@ class Impl final : public ModelBench {
           rec[t + "_error"] = e.what();
         }
       }
-      const json& times = seed_.at("times");
-      if (times.contains(sc.name) && times[sc.name].contains(lane)) row.seed_us = times[sc.name][lane].get<double>();
+      const json& times = seed_.at("times");  // measured on MI355X: gfx950 rows only
+      if (m_.arch == "gfx950" && times.contains(sc.name) && times[sc.name].contains(lane))
+        row.seed_us = times[sc.name][lane].get<double>();
       rec["seed_triton_" + lane + "_us"] = std::isnan(row.seed_us) ? json(nullptr) : json(row.seed_us);
       rows_[lane].push_back(row);
     }
@@ -144,7 +145,7 @@ class Impl final : public ModelBench {
       for (const Row& r : it->second) {
         auto num = [](double v, const char* f) { char b[48]; if (std::isnan(v)) return std::string("-"); snprintf(b, sizeof b, f, v); return std::string(b); };
         const double ratio = r.t_us / r.u_us;
-        const double vs_seed = (r.full_size && m_.arch == "gfx950") ? r.t_us / r.seed_us : NAN;
+        const double vs_seed = r.full_size ? r.t_us / r.seed_us : NAN;
         printf("| %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.scenario.c_str(), r.scale.c_str(),
                r.u_path.c_str(), r.u_path == "3d" ? (" x" + std::to_string(r.segs)).c_str() : "",
                num(r.u_us, "%.1f").c_str(), r.t_cfg.empty() ? "-" : r.t_cfg.c_str(), r.t_path.empty() ? "-" : r.t_path.c_str(),
