@@ -103,6 +103,7 @@
 #include "run.hpp"
 #include "triton_launch.hpp"
 #include "uattn/emu/emu.hpp"
+#include "uattn/model/model.hpp"
 
 namespace {
 
@@ -429,6 +430,46 @@ TEST(trace, matches_profile_and_layout) {
   for (const auto& g : groups) EXPECT_EQ(g.id[1], 1u);
   std::printf("trace: %llu ops, %zu workgroups; emulation %.3f s untraced (profile), %.3f s traced\n",
               (unsigned long long)ops, (size_t)grid[0] * grid[1], plain.seconds, traced.seconds);
+}
+
+// The whole-launch model (tools/model) on a traced Triton launch: occupancy from
+// the code object's descriptor equals the one computed from the metadata Triton
+// recorded in its JSON (.vgpr_count, the unified VGPR + AGPR total on gfx950,
+// against the 512-register file and 8 waves per SIMD of the machine record);
+// every workgroup traced gives the same time as tracing one dispatch round and
+// taking the rest as alike when the grid is one round; the SIMD-cycle shares sum
+// to 1; the HBM bytes are at least the problem's K / V / Q / out bytes touched.
+TEST(model, triton_launch) {
+  const std::string cfg = "gfx950_f16_d128_b16_h16x2_bm128_t64";
+  if (!fs::exists(kDir + "/" + cfg + "_attn2d.json")) GTEST_SKIP() << "no " << cfg << " at " << kDir;
+  const Config c = config_from(cfg, read_json(kDir + "/" + cfg + "_attn2d.json"));
+  const Kernel k = load_kernel(kDir, cfg + "_attn2d");
+  const uattn::model::Machine m = uattn::model::load_machine("gfx950");
+  auto run = prepare(c, kLong, 12, true, 64, 16);
+  uattn::testing::Problem& P = *run->prob;
+  const uint32_t grid[3] = {(uint32_t)(P.num_tokens / 16 + P.params.num_seqs), (uint32_t)c.hkv, 1};
+  uattn::emu::LaunchRequest rq;
+  ASSERT_EQ(make_request(k, grid, run->vals, run->valid, &rq), "");
+  uattn::model::LaunchModel all(m, *k.co, rq);
+  all.attach(rq);
+  ASSERT_TRUE(k.co->launch(rq).ok);
+  const uattn::model::KernelTime t = all.finish();
+  const int regs = (k.meta.at("amdhsa_kernel").at(".vgpr_count").get<int>() + 7) / 8 * 8;
+  EXPECT_EQ(t.waves_per_simd, std::min(8, 512 / regs));
+  EXPECT_EQ(t.groups_per_cu, 4 * t.waves_per_simd / 4);  // 4 SIMDs, 4 waves per workgroup
+  EXPECT_EQ(t.traced_groups, t.groups);
+  const auto& b = t.simd;
+  EXPECT_NEAR(b.issue + b.mfma + b.lds + b.mem_wait + b.dependency + b.barrier + b.idle, 1.0, 1e-9);
+  EXPECT_GT(t.us, m.launch_overhead_us);
+  EXPECT_GE(t.hbm_bytes, (double)(P.q.bytes + P.out.bytes) * 0.5);
+  uattn::model::LaunchModel one(m, *k.co, rq);
+  one.attach(rq, 1);  // at most one dispatch round: the whole grid here
+  ASSERT_TRUE(k.co->launch(rq).ok);
+  const uattn::model::KernelTime t1 = one.finish();
+  EXPECT_EQ(t1.traced_groups, t.groups) << t1.sampling;
+  EXPECT_DOUBLE_EQ(t1.us, t.us);
+  std::printf("model: %s %.2f us (%s-bound, %d waves / SIMD, limit %s), %s\n", cfg.c_str(), t.us, t.bound.c_str(),
+              t.waves_per_simd, t.occupancy_limit.c_str(), t.sampling.c_str());
 }
 
 // The README's file set: every configuration has its three kernels, each with
