@@ -58,7 +58,8 @@ endif()
 # The generated headers the kernels include (device compiles depend on these) and
 # all of them (select.hpp, the selector's records and policy defaults, is host-only).
 set(UATTN_KERNEL_GENERATED_HEADERS "${UATTN_GEN_INCLUDE}/uattn/generated/arch.hpp"
-    "${UATTN_GEN_INCLUDE}/uattn/generated/vocab.hpp" "${UATTN_GEN_INCLUDE}/uattn/generated/vocab.h")
+    "${UATTN_GEN_INCLUDE}/uattn/generated/vocab.hpp" "${UATTN_GEN_INCLUDE}/uattn/generated/vocab.h"
+    "${UATTN_GEN_INCLUDE}/uattn/generated/args.hpp" "${UATTN_GEN_INCLUDE}/uattn/generated/args.h")
 set(UATTN_GENERATED_HEADERS ${UATTN_KERNEL_GENERATED_HEADERS} "${UATTN_GEN_INCLUDE}/uattn/generated/select.hpp")
 file(GLOB_RECURSE _gen_py CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/generator/uattn_gen/*.py" "${CMAKE_CURRENT_SOURCE_DIR}/generator/uattn_gen/*.j2")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${UATTN_MATRIX} ${UATTN_MEASURED} ${_gen_py})

@@ -1,7 +1,7 @@
 # `cmake --install` layout; install components (the packages of cmake/UattnPackage.cmake):
 #   component uattn (the common package):
 #   include/uattn/           table.hpp, table_row.hpp, runtime.hpp, validate.hpp, uattn.h,
-#                            kernel/{params,config}.hpp, generated/{arch,vocab}.hpp, generated/vocab.h
+#                            kernel/{params,config}.hpp, generated/{arch,vocab,args}.hpp, generated/{vocab,args}.h
 #   lib/libuattn_table.a     the lookup table + selector (no GPU dependency)
 #   lib/libuattn_validate.a  argument validation
 #   lib/libuattn.so*         the HIP runtime (when the HIP runtime was found; SONAME libuattn.so.0)

@@ -7,12 +7,12 @@
 // Exit status: 0 when every scenario resolved, 1 when one did not (its reason is
 // printed), 2 for a bad command line or file.
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "uattn/input_file.hpp"
 #include "uattn/table.hpp"
 
 namespace {
@@ -51,14 +51,15 @@ int main(int argc, char** argv) {
       for (uattn::Arch a : archs) seen = seen || a == r.arch;
       if (!seen) archs.push_back(r.arch);
     }
-  std::ifstream f(argv[1]);
-  if (!f) {
-    std::fprintf(stderr, "uattn_pick: %s: cannot open\n", argv[1]);
+  std::vector<uint8_t> bytes;  // a regular file only: a FIFO is refused, not waited on
+  const std::string why = uattn::read_input_file(argv[1], 64u << 20, "64 MiB", &bytes);
+  if (!why.empty()) {
+    std::fprintf(stderr, "uattn_pick: %s: cannot open (%s)\n", argv[1], why.c_str());
     return 2;
   }
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(f);
+    doc = nlohmann::json::parse(bytes);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "uattn_pick: %s: invalid JSON: %s\n", argv[1], e.what());
     return 2;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Per-kernel resource report of uattn code objects (no GPU needed).
 
-Usage: co_report.py [--readelf llvm-readelf-21] [--json] [--mix] CODE_OBJECT...
+Usage: co_report.py [--readelf llvm-readelf-21] [--json] [--mix] [--matrix FILE] CODE_OBJECT...
        (the per-arch code objects of a build: build/default/uattn_gfx950.co,
         build/default/uattn_gfx1030.co)
 
@@ -10,15 +10,12 @@ VGPRs, AGPRs, SGPRs, VGPR/SGPR spills, static LDS bytes, scratch bytes, wave
 size, an occupancy estimate (waves per SIMD) from registers and LDS, and with
 --mix static instruction counts per class (llvm-objdump -d).
 
-Occupancy model (estimates, not measurements), from the architecture record of
-the code object's target processor (generator/uattn_gen/model.py: wave_size,
-vgprs_per_simd, max_waves_per_simd, lds_per_cu): waves per SIMD =
-min(max_waves_per_simd, vgprs_per_simd / VGPRs rounded up to 8,
-LDS-limited workgroups per CU x waves per workgroup / 4 SIMDs). gfx950 (CDNA4):
-512 VGPRs per lane shared by arch VGPRs and AGPRs (.vgpr_count is their unified
-total), 8 waves per SIMD, 160 KiB LDS per CU (AMD Instinct CDNA3/CDNA4 ISA
-guides). gfx1030 (RDNA2): wave32, 1024 wave32 VGPRs per SIMD, 16 waves per SIMD,
-128 KiB LDS per WGP of 4 SIMDs (AMD RDNA2 ISA guide). SPEC.md s.3.
+Occupancy model (estimates, not measurements): generator/uattn_gen/measured.py
+occupancy(), from the architecture record of the code object's target processor
+(generator/uattn_gen/model.py: wave_size, vgprs_per_simd, max_waves_per_simd,
+lds_per_cu, simds_per_cu, cus_per_workgroup; the sources of the figures there).
+--matrix FILE adds the architectures a matrix declares (`architectures:`) to the
+built-in records, as the generator does.
 """
 import argparse
 import json
@@ -28,9 +25,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
+from uattn_gen.measured import occupancy as occupancy_of  # noqa: E402  (the occupancy model)
 from uattn_gen.model import ARCH_INFO  # noqa: E402  (the architecture records)
-
-SIMDS_PER_CU = 4   # CDNA CU; RDNA WGP in WGP mode
+from uattn_gen.schema import load_matrices  # noqa: E402
 
 FIELDS = ("vgpr_count", "agpr_count", "sgpr_count", "vgpr_spill_count", "sgpr_spill_count",
           "group_segment_fixed_size", "private_segment_fixed_size", "wavefront_size",
@@ -111,15 +108,11 @@ def mix(objdump, path):
 
 
 def occupancy(k):
+    """Waves per SIMD of kernel `k` (a kernels() entry): measured.py occupancy()."""
     info = ARCH_INFO[k["arch"]]
     threads = k.get("max_flat_workgroup_size", info.wave_size)
-    lds = k.get("group_segment_fixed_size", 0)
-    regs = (k["vgpr_count"] + 7) // 8 * 8  # on gfx90a+ .vgpr_count already counts the AGPRs
-    by_reg = min(info.max_waves_per_simd, info.vgprs_per_simd // max(regs, 8))
-    waves_per_wg = max(1, threads // info.wave_size)
-    by_lds = ((info.lds_per_cu // lds) * waves_per_wg / SIMDS_PER_CU if lds
-              else float(info.max_waves_per_simd))
-    return round(min(by_reg, by_lds), 2)
+    return occupancy_of(k["arch"], k["vgpr_count"], k.get("group_segment_fixed_size", 0),
+                        max(1, threads // info.wave_size))
 
 
 def main():
@@ -130,8 +123,16 @@ def main():
     ap.add_argument("--mix", action="store_true", help="add static instruction counts per kernel")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 if any kernel spills VGPRs or uses scratch (a quality gate for CTest)")
+    ap.add_argument("--matrix", action="append", default=[], metavar="FILE",
+                    help="a matrix whose `architectures:` records join the built-in ones (repeatable)")
     ap.add_argument("code_objects", nargs="+")
     a = ap.parse_args()
+    if a.matrix:
+        diags = load_matrices(a.matrix)[1]
+        if diags:
+            for d in diags:
+                print(d, file=sys.stderr)
+            return 2
     rows = []
     for co in a.code_objects:
         m = mix(a.objdump, co) if a.mix else {}

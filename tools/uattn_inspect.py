@@ -8,15 +8,11 @@ Usage: uattn-inspect [--filter GLOB]... [--json | --summary] [--no-mca] [--jobs 
 Per kernel, from the AMDGPU metadata notes (llvm-readelf --notes; field meanings in LLVM's
 llvm/docs/AMDGPUUsage.rst): VGPRs, AGPRs, SGPRs, VGPR/SGPR spills, scratch bytes per lane
 (.private_segment_fixed_size), static LDS bytes (.group_segment_fixed_size), wave size, and an
-occupancy estimate in waves per SIMD:
-  gfx950 (CDNA4, wave64): waves = min(8, 512 // align8(vgpr_count), by_lds); .vgpr_count already
-    counts the AGPRs (unified 512-entry register file per lane per SIMD); by_lds = (160 KiB // LDS
-    per workgroup) * waves per workgroup / 4 SIMDs per CU.  Source: AMD Instinct CDNA3 / CDNA4 ISA
-    reference guides (unified VGPR/AGPR file, 8 waves per SIMD), LLVM AMDGPUUsage.rst.
-  gfx1030 (RDNA2, wave32): waves = min(16, 1024 // align8(vgpr_count), by_lds); by_lds =
-    (128 KiB per WGP // LDS per workgroup) * waves per workgroup / 4 SIMDs per WGP.  Source: AMD
-    RDNA2 ISA reference guide.
-  (the formulas are those of tools/co_report.py, which this tool imports.)
+occupancy estimate in waves per SIMD: min(max_waves_per_simd, vgprs_per_simd // align8(vgpr_count),
+by_lds), by_lds = (lds_per_cu // LDS per workgroup) * waves per workgroup / the SIMDs sharing that
+LDS, from the architecture record of the code object's processor (generator/uattn_gen/model.py,
+with its sources; on gfx950 .vgpr_count already counts the AGPRs: one unified register file).
+(The formula is generator/uattn_gen/measured.py occupancy(), through tools/co_report.py, which this tool imports.)
 
 Loops (llvm-objdump -d --mcpu=ARCH): a loop is a backward branch (s_branch / s_cbranch_* whose
 target lies at or before the branch; target = PC + 4 + 4 * simm16); its body is [target, branch].
@@ -79,11 +75,13 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _HERE)
 sys.path.insert(0, os.path.join(_HERE, "..", "generator"))
 import co_report  # noqa: E402  (metadata parsing and the occupancy formulas)
+from uattn_gen.files import read_input_file  # noqa: E402  (the project's one way to read an input file)
 from uattn_gen.globs import glob_match, is_valid_glob  # noqa: E402  (the project's one instance-name glob)
 
 MCA_ITERATIONS = 20
 MCA_TIMEOUT_S = 300
 MCA_MEMORY_BYTES = 6 << 30  # llvm-mca ran out of memory on one large gfx1030 loop: cap it
+MAX_INPUT_BYTES = 1 << 30  # the largest code object, bundle or budgets file read (the runtime's kMaxBundleBytes)
 
 # ---------------------------------------------------------------- instance names and globs
 
@@ -425,8 +423,7 @@ def tool(name: str, given: str | None):
 
 def code_objects(path: str, bundler: str, tmp: str):
     """[(arch, code object path)] for a .co (arch from its metadata) or a .hipfb bundle."""
-    with open(path, "rb") as f:
-        magic = f.read(24)
+    magic = read_input_file(path, MAX_INPUT_BYTES)[:24]
     if magic.startswith(b"\x7fELF"):
         return [(None, path)]
     real = os.path.realpath(bundler)  # the bundler finds llvm-objcopy beside its real path
@@ -547,8 +544,7 @@ def finish_loop(r, lp):
 
 def load_budgets(path: str):
     import yaml  # python3-yaml, in the toolchain root
-    with open(path) as f:
-        doc = yaml.safe_load(f)
+    doc = yaml.safe_load(read_input_file(path, MAX_INPUT_BYTES).decode("utf-8"))
     fams = doc.get("families") or []
     defaults = doc.get("defaults") or {}
     known = {"match", "max_vgpr_agpr", "max_vgpr_spills", "max_sgpr_spills", "max_scratch", "max_lds",
@@ -726,10 +722,8 @@ def stamp_of(path: str):
     """(stamp text, where it came from) of a code object (its .uattn.stamp section) or a bundle (its
     "<bundle>.stamp" sidecar); (None, why) when it has none."""
     if os.path.exists(path + ".stamp"):
-        with open(path + ".stamp", encoding="utf-8") as f:
-            return f.read(), path + ".stamp"
-    with open(path, "rb") as f:
-        data = f.read()
+        return read_input_file(path + ".stamp", MAX_INPUT_BYTES).decode("utf-8", "replace"), path + ".stamp"
+    data = read_input_file(path, MAX_INPUT_BYTES)
     sec = elf_section(data, ".uattn.stamp")
     if sec is not None:
         return sec.decode("utf-8", "replace"), "section .uattn.stamp"
@@ -794,11 +788,15 @@ def main(argv=None):
     a.cache = a.cache or None
     a.mca_for = None
     budgets = None
-    if a.check:
-        budgets = load_budgets(a.check)
-        # llvm-mca only where a budget needs its figure
-        a.mca_for = lambda n: "min_row_keys_per_cycle" in budget_for(n, *budgets)[0]
-    rows = analyse(a.inputs, a)
+    try:
+        if a.check:
+            budgets = load_budgets(a.check)
+            # llvm-mca only where a budget needs its figure
+            a.mca_for = lambda n: "min_row_keys_per_cycle" in budget_for(n, *budgets)[0]
+        rows = analyse(a.inputs, a)
+    except OSError as e:  # an input that is missing, not a regular file (a FIFO) or too large
+        print(f"uattn-inspect: {e.filename}: cannot read ({e.strerror})", file=sys.stderr)
+        return 2
     if not rows:
         print(f"uattn-inspect: no kernel matches --filter {' '.join(a.filter or ['*'])}", file=sys.stderr)
         return 2

@@ -37,34 +37,15 @@ uattn::TensorDesc to_cpp(const uattn_tensor_t& t) {
   return d;
 }
 
+template <class T>
+T to_cpp(T v) { return v; }
+
+// Field by field over the argument schema (uattn/generated/args.hpp).
 uattn::AttentionArgs to_cpp(const uattn_args_t& a) {
   uattn::AttentionArgs r;
-  r.q = to_cpp(a.q);
-  r.k_cache = to_cpp(a.k_cache);
-  r.v_cache = to_cpp(a.v_cache);
-  r.out = to_cpp(a.out);
-  r.cu_seqlens_q = a.cu_seqlens_q;
-  r.seqused_k = a.seqused_k;
-  r.block_table = a.block_table;
-  r.num_seqs = a.num_seqs;
-  r.block_table_stride = a.block_table_stride;
-  r.max_blocks_per_seq = a.max_blocks_per_seq;
-  r.max_seqlen_q = a.max_seqlen_q;
-  r.max_seqlen_k = a.max_seqlen_k;
-  r.softmax_scale = a.softmax_scale;
-  r.window_left = a.window_left;
-  r.softcap = a.softcap;
-  r.k_scale = a.k_scale;
-  r.v_scale = a.v_scale;
-  r.alibi_slopes = a.alibi_slopes;
-  r.qq_bias = a.qq_bias;
-  r.qq_bias_stride = a.qq_bias_stride;
-  r.sinks = a.sinks;
-  r.output_scale = a.output_scale;
-  r.cu_seqlens_q_host = a.cu_seqlens_q_host;
-  r.seqused_k_host = a.seqused_k_host;
-  r.block_table_host = a.block_table_host;
-  r.index_status = a.index_status;
+#define UATTN_CONVERT(C_TYPE, CPP_TYPE, NAME, DEFAULT) r.NAME = to_cpp(a.NAME);
+  UATTN_FOREACH_ARG(UATTN_CONVERT)
+#undef UATTN_CONVERT
   return r;
 }
 
@@ -118,10 +99,9 @@ extern "C" {
 void uattn_args_init(uattn_args_t* args) {
   if (!args) return;
   *args = uattn_args_t{};
-  args->window_left = -1;
-  args->k_scale = 1.0f;
-  args->v_scale = 1.0f;
-  args->output_scale = 1.0f;
+#define UATTN_DEFAULT(C_TYPE, CPP_TYPE, NAME, DEFAULT) args->NAME = DEFAULT;
+  UATTN_FOREACH_ARG(UATTN_DEFAULT)
+#undef UATTN_DEFAULT
 }
 
 uattn_status_t uattn_runtime_create(const char* bundle_path, uattn_runtime_t** out) {

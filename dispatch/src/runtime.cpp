@@ -19,6 +19,8 @@
 #include <sstream>
 #include <utility>
 
+#include "uattn/generated/device.hpp"  // the check kernel's symbol
+
 namespace uattn {
 
 static_assert(sizeof(AttnParams) % 8 == 0, "AttnParams is passed as one kernel-argument buffer");
@@ -101,33 +103,58 @@ void read_sidecar(Source* src) {
     }
 }
 
+// Where served_archs() took a source's architectures from.
+enum class ArchBasis { kEntries, kStampFile, kFileName, kTable };
+
 // The architectures a source serves: the entries of an uncompressed bundle;
 // for a compressed one its sidecar's "archs" line, else <arch> for a file named
-// uattn_kernels-<arch>.hipfb, else the table's.
-std::vector<std::string> served_archs(Source* src) {
-  if (!src->info.compressed) return src->info.archs;
-  read_sidecar(src);
-  if (!src->sidecar_archs.empty()) return src->sidecar_archs;
-  const std::string file = src->path.substr(src->path.rfind('/') + 1);
-  for (const std::string& a : table_archs())
-    if (file == arch_bundle_file_name(a)) return {a};
-  return table_archs();
+// uattn_kernels-<arch>.hipfb, else (assumed) the table's.
+std::vector<std::string> served_archs(Source* src, ArchBasis* basis = nullptr) {
+  ArchBasis b = ArchBasis::kEntries;
+  std::vector<std::string> archs;
+  if (!src->info.compressed) {
+    archs = src->info.archs;
+  } else {
+    read_sidecar(src);
+    const std::string file = src->path.substr(src->path.rfind('/') + 1);
+    if (!src->sidecar_archs.empty()) {
+      b = ArchBasis::kStampFile;
+      archs = src->sidecar_archs;
+    } else {
+      for (const std::string& a : table_archs())
+        if (file == arch_bundle_file_name(a)) archs = {a};
+      b = archs.empty() ? ArchBasis::kTable : ArchBasis::kFileName;
+      if (archs.empty()) archs = table_archs();
+    }
+  }
+  if (basis) *basis = b;
+  return archs;
 }
 
+// True when `src` serves devices of `processor`: an entry names it, or names an
+// architecture record whose offload target it is (the stamp file, the file name
+// and the table name records, whose name may differ from their processor).
 bool serves(Source* src, const std::string& processor) {
-  for (const std::string& a : served_archs(src))
-    if (a == processor) return true;
+  for (const std::string& a : served_archs(src)) {
+    Arch x;
+    if (a == processor || (arch_from_name(a, &x) && processor == arch_record(x).offload_target)) return true;
+  }
   return false;
 }
 
+// What is known of the code objects `src` holds, and what was assumed: the
+// rest of a sentence whose subject is the bundle.
 std::string archs_of(Source* src) {
-  std::string s = join(served_archs(src));
-  if (src->info.compressed) {
-    read_sidecar(src);
-    const std::string file = src->path.substr(src->path.rfind('/') + 1);
-    s += !src->sidecar_archs.empty()               ? " (per its stamp file; the bundle is compressed)"
-         : file.rfind("uattn_kernels-", 0) == 0 ? " (per its file name; the bundle is compressed)"
-                                                 : " (per the lookup table built with it; the bundle is compressed)";
+  ArchBasis basis;
+  const std::string s = join(served_archs(src, &basis));
+  switch (basis) {
+    case ArchBasis::kEntries: return "has code objects for " + s;
+    case ArchBasis::kStampFile: return "has code objects for " + s + " per its stamp file (the bundle is compressed)";
+    case ArchBasis::kFileName: return "has code objects for " + s + " per its file name (the bundle is compressed)";
+    case ArchBasis::kTable:
+      return "is compressed and names none of its architectures (no stamp file, not named "
+             "uattn_kernels-<arch>.hipfb), so it was assumed to hold code objects for every architecture of the "
+             "lookup table built with it (" + s + ")";
   }
   return s;
 }
@@ -167,6 +194,8 @@ struct Runtime::Impl {
   // order that does. Called with mu held.
   Status source_for(const std::string& dev_desc, const std::string& gcn_arch, Source** out) {
     const std::string processor = gcn_arch.substr(0, gcn_arch.find(':'));
+    Arch rec;  // the record of the processor names the per-architecture bundle and package
+    const std::string arch = arch_from_name(processor, &rec) ? to_string(rec) : processor;
     std::string why_not;
     auto ok_for = [&](Source* src) {
       if (!serves(src, processor)) return false;
@@ -177,12 +206,12 @@ struct Runtime::Impl {
       if (ok_for(&primary)) return Status::Ok();
       std::ostringstream m;
       m << "uattn: " << dev_desc << " is " << gcn_arch << ", which the kernel bundle does not serve: " << primary.path
-        << " has code objects for " << archs_of(&primary);
+        << " " << archs_of(&primary);
       if (!why_not.empty()) m << " (" << why_not << ")";
       return Status{kUnsupportedArch, m.str()};
     }
     std::ostringstream tried;
-    for (const std::string& p : bundle_search_paths_for_arch(processor)) {
+    for (const std::string& p : bundle_search_paths_for_arch(arch)) {
       Source* src = nullptr;
       if (p == primary.path) {
         src = &primary;
@@ -208,13 +237,13 @@ struct Runtime::Impl {
         *out = src;
         return Status::Ok();
       }
-      tried << "\n  " << p << " (has code objects for " << archs_of(src)
+      tried << "\n  " << p << " (" << archs_of(src)
             << (why_not.empty() ? "" : "; " + why_not) << ")";
     }
     std::ostringstream m;
     m << "uattn: " << dev_desc << " has target id " << gcn_arch << ", and no kernel bundle found serves "
-      << processor << "; searched:" << tried.str() << "\nInstall the package " << arch_package_name(processor)
-      << " (it puts " << arch_bundle_file_name(processor) << " in "
+      << processor << "; searched:" << tried.str() << "\nInstall the package " << arch_package_name(arch)
+      << " (it puts " << arch_bundle_file_name(arch) << " in "
       << (package_bundle_dir().empty() ? std::string("<libdir>/uattn") : package_bundle_dir())
       << "), or point $" << kLibraryPathEnv << " at a folder holding it.";
     return Status{kUnsupportedArch, m.str()};
@@ -330,7 +359,9 @@ struct Runtime::Impl {
     const std::string where = "uattn: hipModuleLoadData on device " + std::to_string(dev) + " (" + d.name + ", " +
                               d.gcn_arch + ") failed (" + hip_error(e) + "): the kernel bundle " + src.path;
     if (e == hipErrorNoBinaryForGpu)
-      return d.load = Status{kUnsupportedArch, where + " has code objects for " + archs_of(&src)};
+      return d.load = Status{kUnsupportedArch, where + " holds no code object for " +
+                                                   d.gcn_arch.substr(0, d.gcn_arch.find(':')) + "; it " +
+                                                   archs_of(&src)};
     if (e == hipErrorInvalidImage || e == hipErrorInvalidKernelFile)
       return d.load = Status{kBundle, where + " holds a corrupt image (rebuild or reinstall it)"};
     return d.load = hip_failed("hipModuleLoadData(" + src.path + ") on device " + std::to_string(dev), e);
@@ -351,11 +382,11 @@ struct Runtime::Impl {
     return Status::Ok();
   }
 
-  // The architecture's index-array check kernel (uattn_<arch>_check), fetched
-  // once per device. Called with mu held.
+  // The architecture's index-array check kernel (its record's check_kernel),
+  // fetched once per device. Called with mu held.
   Status check_function(DeviceState& d, hipFunction_t* f) {
     if (d.check) { *f = d.check; return Status::Ok(); }
-    const std::string name = "uattn_" + std::string(to_string(d.arch)) + "_check";
+    const std::string name = arch_device_record(d.arch).check_kernel;
     const hipError_t e = hipModuleGetFunction(f, d.module, name.c_str());
     if (e != hipSuccess)
       return Status{e == hipErrorNotFound ? kBundle : kHip,
@@ -369,6 +400,18 @@ struct Runtime::Impl {
 namespace {
 
 bool empty_call(const AttentionArgs& a) { return a.num_seqs == 0 || a.q.shape[0] == 0; }
+
+// The selection for `args` on device `dev`, reported the one way plan(),
+// prepare() and run() share: a problem or options outside the contract
+// (Selection::invalid) is kInvalidArgument, a problem no instance serves
+// kNoInstance; both name the device.
+Status select_for(const AttentionArgs& args, const SelectOptions& opt, const DeviceState& d, int dev,
+                  Selection* sel) {
+  *sel = select(describe(args, d.arch, d.cus), opt);
+  if (sel->ok) return Status::Ok();
+  return Status{sel->invalid ? kInvalidArgument : kNoInstance,
+                "uattn: on device " + std::to_string(dev) + " (" + d.gcn_arch + "): " + sel->error};
+}
 
 Status null_out(const char* fn, const char* arg) {
   return Status{kInvalidArgument,
@@ -499,11 +542,7 @@ Status Runtime::plan_validated(const AttentionArgs& args, Selection* sel, const 
     s = impl_->current_device(&d, &dev);
   }
   if (!s.ok()) return s;
-  *sel = select(describe(args, d->arch, d->cus), opt);
-  if (!sel->ok)
-    return Status{sel->invalid ? kInvalidArgument : kNoInstance,
-                  "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel->error};
-  return Status::Ok();
+  return select_for(args, opt, *d, dev, sel);
 }
 
 Status Runtime::prepare(const AttentionArgs& args, const SelectOptions& opt) {
@@ -514,10 +553,9 @@ Status Runtime::prepare(const AttentionArgs& args, const SelectOptions& opt) {
   int dev = -1;
   s = impl_->current_device(&d, &dev);
   if (!s.ok()) return s;
-  const Selection sel = select(describe(args, d->arch, d->cus), opt);
-  if (!sel.ok)
-    return Status{sel.invalid ? kInvalidArgument : kNoInstance,
-                  "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel.error};
+  Selection sel;
+  s = select_for(args, opt, *d, dev, &sel);
+  if (!s.ok()) return s;
   s = impl_->ensure_module(*d, dev);
   hipFunction_t f = nullptr;
   if (s.ok()) s = impl_->function(*d, sel.attention.row, &f);
@@ -550,9 +588,8 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
     int dev = -1;
     s = impl_->current_device(&d, &dev);
     if (!s.ok()) return s;
-    sel = select(describe(args, d->arch, d->cus), opt);
-    if (!sel.ok)
-      return Status{kNoInstance, "uattn: on device " + std::to_string(dev) + " (" + d->gcn_arch + "): " + sel.error};
+    s = select_for(args, opt, *d, dev, &sel);
+    if (!s.ok()) return s;
     if (sel.path == Path::k3D) {
       if (!workspace || workspace_bytes < sel.workspace_bytes) {
         std::ostringstream m;
@@ -577,8 +614,7 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
     ck.row = sel.attention.row;
     ck.grid = {1, 1, 1};
     ck.threads = (uint32_t)arch_record(sel.attention.row->arch).wave_size;
-    const std::string name = "uattn_" + std::string(to_string(sel.attention.row->arch)) + "_check";
-    s = launch(fc, ck, &params, stream, name.c_str());
+    s = launch(fc, ck, &params, stream, arch_device_record(sel.attention.row->arch).check_kernel);
     if (!s.ok()) return s;
   }
   s = launch(fa, sel.attention, &params, stream);

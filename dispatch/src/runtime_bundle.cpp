@@ -19,8 +19,6 @@
 //   v3: u16 version, u16 method, u64 file size, u64 uncompressed size, u64 hash  (32)
 // method 0 = zlib, 1 = zstd; the compressed stream follows the header.
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,6 +28,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "uattn/input_file.hpp"
 #include "uattn/runtime.hpp"
 
 namespace uattn {
@@ -73,14 +72,6 @@ uint64_t read_le(const uint8_t* p, int bytes) {
 }
 uint64_t read_u64(const uint8_t* p) { return read_le(p, 8); }
 
-const char* file_kind(mode_t m) {
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  return "not a regular file";
-}
-
 std::string hex_prefix(const std::vector<uint8_t>& b) {
   std::ostringstream o;
   o << std::hex;
@@ -88,32 +79,10 @@ std::string hex_prefix(const std::vector<uint8_t>& b) {
   return o.str();
 }
 
-// Reads a whole regular file of at most kMaxBundleBytes; "" on success, else the
-// reason. Opened non-blocking so that a FIFO at the path cannot block the open.
+// A whole bundle or stamp file (read_input_file(): regular files only, never
+// blocking on a FIFO) of at most kMaxBundleBytes; "" on success, else the reason.
 std::string read_file(const std::string& path, std::vector<uint8_t>* out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return std::strerror(errno);
-  struct Closer { int fd; ~Closer() { ::close(fd); } } closer{fd};
-  struct stat st;
-  if (::fstat(fd, &st) != 0) return std::string("fstat: ") + std::strerror(errno);
-  if (S_ISDIR(st.st_mode)) return "is a folder";
-  if (!S_ISREG(st.st_mode)) return std::string("is ") + file_kind(st.st_mode) + "; expected a regular file";
-  if ((uint64_t)st.st_size > kMaxBundleBytes)
-    return "is " + std::to_string((uint64_t)st.st_size) + " bytes; expected at most " +
-           std::to_string(kMaxBundleBytes) + " (kMaxBundleBytes)";
-  std::vector<uint8_t> data((size_t)st.st_size);
-  size_t got = 0;
-  while (got < data.size()) {
-    const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::string("read error: ") + std::strerror(errno);
-    if (n == 0) break;
-    got += (size_t)n;
-  }
-  if (got != data.size())
-    return "shrank while being read (" + std::to_string(got) + " of " + std::to_string(data.size()) + " bytes)";
-  *out = std::move(data);
-  return "";
+  return read_input_file(path, kMaxBundleBytes, "kMaxBundleBytes", out);
 }
 
 Status bad_compressed(const std::vector<uint8_t>& b, const std::string& what) {

@@ -67,14 +67,16 @@ std::string dtype_list(bool (*pred)(DType)) {
   return s;
 }
 
-uint32_t features_used(int window_left, float softcap, bool alibi, bool qq_bias, bool sinks) {
-  return (window_left >= 0 ? kFeatWindow : 0u) | (softcap != 0.0f ? kFeatSoftcap : 0u) | (alibi ? kFeatAlibi : 0u) |
-         (qq_bias ? kFeatQQBias : 0u) | (sinks ? kFeatSinks : 0u);
+uint32_t features_used(const ProblemArgs& a) {
+  uint32_t f = 0;
+#define UATTN_FEATURE_BIT(TYPE, NAME, ARG, DEFAULT, ROLE, FEATURE, USED) \
+  if (const auto v = a.NAME; USED) f |= FEATURE;
+  UATTN_FOREACH_FEATURE_ARG(UATTN_FEATURE_BIT)
+#undef UATTN_FEATURE_BIT
+  return f;
 }
 
 namespace {
-
-constexpr int64_t kInt32Max = 0x7fffffff;
 
 // Token sum and length maxima of `a`, in 64 bits, and the first negative length.
 struct Lengths {
@@ -100,7 +102,7 @@ Lengths lengths_of(const ProblemArgs& a) {
   return l;
 }
 
-int fit_int32(int64_t v) { return v >= 0 && v <= kInt32Max ? (int)v : -1; }
+int fit_int32(int64_t v) { return v >= 0 && v <= kMaxTokens ? (int)v : -1; }
 
 }  // namespace
 
@@ -112,7 +114,7 @@ ProblemDesc make_problem(const ProblemArgs& a) {
   p.out_dtype = a.out_dtype;
   p.head_size = a.head_size;
   p.block_size = a.block_size;
-  p.features = features_used(a.window_left, a.softcap, a.alibi, a.qq_bias, a.sinks);
+  p.features = features_used(a);
   p.window_left = a.window_left >= 0 ? a.window_left : -1;
   p.num_q_heads = a.num_q_heads;
   p.num_kv_heads = a.num_kv_heads;
@@ -135,8 +137,9 @@ std::string problem_args_error(const ProblemArgs& a) {
   const Lengths l = lengths_of(a);
   if (l.bad_seq >= 0)
     e << l.bad_name << "[" << l.bad_seq << "] = " << l.bad << "; expected >= 0";
-  else if (a.num_tokens < 0 && l.tokens > kInt32Max)
-    e << "num_tokens = sum of q_lens = " << l.tokens << " (" << a.num_seqs << " sequences); expected <= " << kInt32Max;
+  else if (a.num_tokens < 0 && l.tokens > kMaxTokens)
+    e << "num_tokens = sum of q_lens = " << l.tokens << " (" << a.num_seqs << " sequences); expected <= " << kMaxTokens
+      << " (kMaxTokens)";
   return e.str();
 }
 
@@ -152,6 +155,10 @@ std::string options_error(const SelectOptions& o) {
       << " (2d) or " << (int)ForcePath::k3D << " (3d)";
   else if (o.num_segments < 0 || o.num_segments > kMaxSegments)
     e << "options.num_segments = " << o.num_segments << "; expected 0 (automatic) to " << kMaxSegments;
+  else if (o.num_segments > 0 && o.path == ForcePath::k2D)
+    e << "options.num_segments = " << o.num_segments << " with options.path = " << path
+      << " (2d): a segment count applies to the 3D (split-KV) path only; expected num_segments 0, or path "
+      << (int)ForcePath::kAuto << " (auto) or " << (int)ForcePath::k3D << " (3d)";
   else if (o.policy)
     return policy_error(*o.policy);
   return e.str();
@@ -377,13 +384,15 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   return e;
 }
 
-// The 3 rows of p's architecture closest to p (most matching fields; table
-// order among equals), without sorting the table (the miss path).
-std::string nearest(const ProblemDesc& p, Path path) {
+// The 3 rows of p's architecture the filter admits (all when it is empty)
+// closest to p (most matching fields; table order among equals), without
+// sorting the table (the miss path).
+std::string nearest(const ProblemDesc& p, Path path, const std::string& filter) {
   const InstanceRow* best[3] = {nullptr, nullptr, nullptr};
   int score[3] = {-1, -1, -1};
   for (const InstanceRow& r : all_rows()) {
     if (r.arch != p.arch || r.path == Path::kReduce) continue;
+    if (!filter.empty() && !glob_match(filter.c_str(), r.name)) continue;
     int s = (r.path == path) + 2 * (r.q_dtype == p.q_dtype) + 2 * (r.kv_dtype == p.kv_dtype) +
             2 * (r.head_size == p.head_size) + (r.block_size == 0 || r.block_size == p.block_size) +
             ((p.features & ~r.features) == 0);
@@ -397,7 +406,9 @@ std::string nearest(const ProblemDesc& p, Path path) {
   }
   std::string out;
   for (int i = 0; i < 3 && best[i]; ++i) out += (i ? ", " : "") + std::string(best[i]->name);
-  return out.empty() ? "none for this architecture" : out;
+  if (!out.empty()) return out;
+  return filter.empty() ? "none for this architecture"
+                        : "none: the filter admits no attention instance of " + std::string(to_string(p.arch));
 }
 
 bool served_head(const ProblemDesc& p) {
@@ -619,18 +630,12 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
   if (!valid(p)) { sel.error = "invalid problem: " + check(p); sel.invalid = true; return sel; }
   const SelectPolicy pol = opt.policy ? *opt.policy : default_policy(p.arch);
   if (opt.num_segments < 0 || opt.num_segments > kMaxSegments || (uint32_t)opt.path > (uint32_t)ForcePath::k3D ||
-      (opt.policy && !policy_error(pol).empty())) {
+      (opt.num_segments > 0 && opt.path == ForcePath::k2D) || (opt.policy && !policy_error(pol).empty())) {
     sel.error = options_error(opt);
     sel.invalid = true;
     return sel;
   }
   const bool segments_requested = opt.num_segments > 0;
-  if (segments_requested && opt.path == ForcePath::k2D) {
-    sel.error = "num_segments=" + std::to_string(opt.num_segments) +
-                " with path 2d: a segment count applies to the 3D (split-KV) path only; ask for path 3d or auto, "
-                "or num_segments 0";
-    return sel;
-  }
   const RowIndex& index = row_index();
   const Span g2 = index.find(group_key(p.arch, Path::k2D, p.q_dtype, p.kv_dtype, p.head_size));
   const Span g3 = index.find(group_key(p.arch, Path::k3D, p.q_dtype, p.kv_dtype, p.head_size));
@@ -728,7 +733,7 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
     sel.error = "no instance for " + describe(p) + " path=" + to_string(path) +
                 (opt.filter.empty() ? "" : " filter='" + opt.filter + "'") +
                 (segments_requested ? " (num_segments=" + std::to_string(opt.num_segments) + " asks for 3d)" : "") +
-                "; nearest: " + nearest(p, path);
+                "; nearest: " + nearest(p, path, opt.filter);
     return sel;
   }
   sel.path = path;

@@ -198,25 +198,44 @@ std::string rule_batch(const AttentionArgs& a) {
 
 bool finite_positive(float x) { return std::isfinite(x) && x > 0.0f; }
 
-std::string rule_scalars(const AttentionArgs& a) {
-  if (!finite_positive(a.softmax_scale))
-    return msg("softmax_scale = ", a.softmax_scale, "; expected a finite value > 0");
-  if (a.window_left < -1)
-    return msg("window_left = ", a.window_left, "; expected -1 (no window) or >= 0 (a model window W is W - 1)");
-  if (!std::isfinite(a.softcap) || a.softcap < 0.0f)
-    return msg("softcap = ", a.softcap, "; expected 0 (off) or a finite value > 0");
-  const bool kv_fp8 = kv_pairs_with_any_query(a.k_cache.dtype);
-  const struct { const char* name; float v; } kv[] = {{"k_scale", a.k_scale}, {"v_scale", a.v_scale}};
-  for (const auto& s : kv) {
-    if (!finite_positive(s.v)) return msg(s.name, " = ", s.v, "; expected a finite value > 0");
-    if (!kv_fp8 && s.v != 1.0f)
-      return msg(s.name, " = ", s.v, " with k_cache.dtype = ", dtype_name(a.k_cache.dtype),
-                 "; expected 1 (the KV scales dequantise fp8 caches only)");
+// The validation rules a scalar of the argument schema may name (its CHECK in
+// UATTN_FOREACH_SCALAR_CHECK, uattn/generated/args.hpp).
+enum class ScalarCheck { positive, off_or_positive, window, kv_scale, out_scale };
+
+std::string check_scalar(const AttentionArgs& a, const char* name, double v, ScalarCheck c) {
+  const float f = (float)v;
+  switch (c) {
+    case ScalarCheck::positive:
+      if (!finite_positive(f)) return msg(name, " = ", f, "; expected a finite value > 0");
+      break;
+    case ScalarCheck::off_or_positive:
+      if (!std::isfinite(f) || f < 0.0f) return msg(name, " = ", f, "; expected 0 (off) or a finite value > 0");
+      break;
+    case ScalarCheck::window:
+      if (v < -1) return msg(name, " = ", (int64_t)v, "; expected -1 (no window) or >= 0 (a model window W is W - 1)");
+      break;
+    case ScalarCheck::kv_scale:
+      if (!finite_positive(f)) return msg(name, " = ", f, "; expected a finite value > 0");
+      if (!kv_pairs_with_any_query(a.k_cache.dtype) && f != 1.0f)
+        return msg(name, " = ", f, " with k_cache.dtype = ", dtype_name(a.k_cache.dtype),
+                   "; expected 1 (the KV scales dequantise fp8 caches only)");
+      break;
+    case ScalarCheck::out_scale:
+      if (!finite_positive(f)) return msg(name, " = ", f, "; expected a finite value > 0");
+      if (!is_quantised_output_dtype(a.out.dtype) && f != 1.0f)
+        return msg(name, " = ", f, " with out.dtype = ", dtype_name(a.out.dtype), "; expected 1 (", name,
+                   " applies to fp8 output only)");
+      break;
   }
-  if (!finite_positive(a.output_scale)) return msg("output_scale = ", a.output_scale, "; expected a finite value > 0");
-  if (!is_quantised_output_dtype(a.out.dtype) && a.output_scale != 1.0f)
-    return msg("output_scale = ", a.output_scale, " with out.dtype = ", dtype_name(a.out.dtype),
-               "; expected 1 (output_scale applies to fp8 output only)");
+  return "";
+}
+
+std::string rule_scalars(const AttentionArgs& a) {
+  std::string m;
+#define UATTN_CHECK(NAME, CHECK) \
+  if (m = check_scalar(a, #NAME, (double)a.NAME, ScalarCheck::CHECK); !m.empty()) return m;
+  UATTN_FOREACH_SCALAR_CHECK(UATTN_CHECK)
+#undef UATTN_CHECK
   return "";
 }
 
@@ -406,9 +425,16 @@ Status validate_indices(const AttentionArgs& a) {
   return validate_indices(a, a.cu_seqlens_q_host, a.seqused_k_host, a.block_table_host);
 }
 
+// The ProblemArgs feature switch of argument `v`: a scalar as it is, an optional
+// tensor as whether it is given (UATTN_FOREACH_FEATURE_ARG's ROLE).
+#define UATTN_SWITCH_scalar(v) (v)
+#define UATTN_SWITCH_optional(v) ((v) != nullptr)
+#define UATTN_FEATURE_SWITCH(TYPE, NAME, ARG, DEFAULT, ROLE, FEATURE, USED) p.NAME = UATTN_SWITCH_##ROLE(a.ARG);
+
 uint32_t features_of(const AttentionArgs& a) {
-  return features_used(a.window_left, a.softcap, a.alibi_slopes != nullptr, a.qq_bias != nullptr,
-                       a.sinks != nullptr);
+  ProblemArgs p;
+  UATTN_FOREACH_FEATURE_ARG(UATTN_FEATURE_SWITCH)
+  return features_used(p);
 }
 
 ProblemDesc describe(const AttentionArgs& a, Arch arch, int num_cus) {
@@ -425,11 +451,7 @@ ProblemDesc describe(const AttentionArgs& a, Arch arch, int num_cus) {
   p.num_tokens = (int)a.q.shape[0];
   p.max_seqlen_q = a.max_seqlen_q;
   p.max_seqlen_k = a.max_seqlen_k;
-  p.window_left = a.window_left;
-  p.softcap = a.softcap;
-  p.alibi = a.alibi_slopes != nullptr;
-  p.qq_bias = a.qq_bias != nullptr;
-  p.sinks = a.sinks != nullptr;
+  UATTN_FOREACH_FEATURE_ARG(UATTN_FEATURE_SWITCH)
   p.num_cus = num_cus;
   const auto aligned = [](const TensorDesc& t) {
     const uint64_t bytes = t.dtype == DType::fp8e4m3 ? 1u : 2u;
@@ -447,12 +469,12 @@ AttnParams make_params(const AttentionArgs& a, const Selection& sel, void* works
   p.k_cache = a.k_cache.data;
   p.v_cache = a.v_cache.data;
   p.out = const_cast<void*>(a.out.data);
-  p.cu_seqlens_q = a.cu_seqlens_q;
-  p.seqused_k = a.seqused_k;
-  p.block_table = a.block_table;
-  p.alibi_slopes = a.alibi_slopes;
-  p.qq_bias = a.qq_bias;
-  p.sinks = a.sinks;
+#define UATTN_COPY(NAME) p.NAME = a.NAME;
+#define UATTN_GATED(NAME, TENSOR) p.NAME = a.TENSOR ? a.NAME : 0;
+  UATTN_FOREACH_PARAM_COPY(UATTN_COPY)
+  UATTN_FOREACH_PARAM_GATED(UATTN_GATED)
+#undef UATTN_COPY
+#undef UATTN_GATED
   p.q_stride_token = a.q.stride[0];
   p.q_stride_head = a.q.stride[1];
   p.k_stride_block = a.k_cache.stride[0];
@@ -463,26 +485,14 @@ AttnParams make_params(const AttentionArgs& a, const Selection& sel, void* works
   p.v_stride_head = a.v_cache.stride[2];
   p.o_stride_token = a.out.stride[0];
   p.o_stride_head = a.out.stride[1];
-  p.block_table_stride = a.block_table_stride;
-  p.num_seqs = a.num_seqs;
   p.num_tokens = (int32_t)a.q.shape[0];
   p.num_q_heads = (int32_t)a.q.shape[1];
   p.num_kv_heads = (int32_t)a.k_cache.shape[2];
   p.head_size = (int32_t)a.q.shape[2];
   p.block_size = (int32_t)a.k_cache.shape[1];
-  p.qq_bias_stride = a.qq_bias ? a.qq_bias_stride : 0;
-  p.window_left = a.window_left;
-  p.softcap = a.softcap;
-  p.softmax_scale = a.softmax_scale;
-  p.k_scale = a.k_scale;
-  p.v_scale = a.v_scale;
-  p.output_scale = a.output_scale;
   p.out_dtype = (int32_t)a.out.dtype;
   p.num_segments = sel.path == Path::k3D ? sel.num_segments : 1;
   p.num_blocks = (int32_t)a.k_cache.shape[0];
-  p.max_seqlen_q = a.max_seqlen_q;
-  p.max_seqlen_k = a.max_seqlen_k;
-  p.max_blocks_per_seq = a.max_blocks_per_seq;
   p.status = a.index_status;
   if (sel.path == Path::k3D && workspace) {
     const WorkspaceLayout w = workspace_layout(p.num_tokens, p.num_q_heads, p.num_segments, p.head_size);

@@ -15,10 +15,15 @@ atomically and deletes stale instance files. Layout of <out>:
   include/uattn/generated/arch.hpp   the architecture records for C++ (uattn::Arch, arch_record())
   include/uattn/generated/vocab.hpp  dtypes, features, paths, tiles for C++
   include/uattn/generated/vocab.h    the C API's dtype and path constants
+  include/uattn/generated/select.hpp the selector's facts of each record (host only)
+  include/uattn/generated/device.hpp the reference part of each record as HIP reports it, the
+                         occupancy model's figures and the check kernel's symbol (host only)
+  include/uattn/generated/args.h     the C API's argument struct uattn_args_t (args.py)
+  include/uattn/generated/args.hpp   the argument schema as X-macro lists for C++ (args.py)
   manifest.json          generator version, inputs, selection, every instance
 
-The architecture and vocabulary files depend only on the records (model.py and
-the matrices' `architectures`), never on the selection.
+The architecture, vocabulary and argument files depend only on the records
+(model.py, args.py and the matrices' `architectures`), never on the selection.
 """
 from __future__ import annotations
 
@@ -31,9 +36,10 @@ from pathlib import Path
 import jinja2
 
 from . import __version__
+from . import args as schema_args
 from .model import (ARCH_INFO, ANY_BLOCK, BUILTIN_ARCHS, DTYPE_INFO, FEATURE_INFO, MATRIX_INSNS,
                     PATH_INFO, REDUCE, TILE_BLOCK_N, TILE_KINDS, Instance, Matrix, arch_names,
-                    feature_names, feature_token, names, path_enum)
+                    check_names, feature_names, feature_token, names, path_enum)
 from .measured import figures
 from .model import SELECT_POLICY
 from .tiles import instance_lds_bytes, tile_config
@@ -162,9 +168,10 @@ def render_tree(matrix: Matrix, instances: list, selection) -> dict:
                                   for i in instances if i.path != REDUCE])
     per_arch = [(a, [names(i).name for i in instances if i.arch == a]) for a in arch_names()]
     # One index-array check kernel per architecture with instances (checked launches).
-    checks = [(a, f"uattn_{a}_check") for a, arch_names in per_arch if arch_names]
-    for arch, name in checks:
-        files[f"{CHECK_DIR}/{name}.hip"] = _ENV.get_template("check.hip.j2").render(arch=arch, name=name)
+    checks = [(a, check_names(a)) for a, arch_names in per_arch if arch_names]
+    for arch, n in checks:
+        files[f"{CHECK_DIR}/{n.file}"] = _ENV.get_template("check.hip.j2").render(arch=arch, name=n.symbol)
+    checks = [(arch, n.symbol) for arch, n in checks]
     files["checks.inc"] = _ENV.get_template("checks.inc.j2").render(checks=checks)
     files["instances.cmake"] = _ENV.get_template("instances.cmake.j2").render(
         sources=sources, per_arch=per_arch, checks=checks)
@@ -196,6 +203,7 @@ def render_records(matrix: Matrix) -> dict:
         targets.setdefault(a.offload_target, a)
     ctx = {
         "source": source, "archs": list(ARCH_INFO.values()), "targets": list(targets.values()),
+        "check_symbols": {a: check_names(a).symbol for a in ARCH_INFO},
         "matrix_insns": MATRIX_INSNS, "dtypes": DTYPE_INFO, "features": FEATURE_INFO,
         "all_features": f"0x{sum(f.bit for f in FEATURE_INFO):02X}u", "paths": PATH_INFO,
         "force_paths": [p for p in PATH_INFO if p.force_c], "tiles": TILE_KINDS,
@@ -206,8 +214,27 @@ def render_records(matrix: Matrix) -> dict:
         f"{GENERATED_INCLUDE}/vocab.hpp": _ENV.get_template("vocab.hpp.j2").render(ctx),
         f"{GENERATED_INCLUDE}/vocab.h": _ENV.get_template("vocab.h.j2").render(ctx),
         f"{GENERATED_INCLUDE}/select.hpp": _ENV.get_template("select.hpp.j2").render(ctx),
+        f"{GENERATED_INCLUDE}/device.hpp": _ENV.get_template("device.hpp.j2").render(ctx),
+        **render_args(),
         "archs.cmake": _ENV.get_template("archs.cmake.j2").render(ctx),
     }
+
+
+def render_args() -> dict:
+    """{path: text} of the argument schema's headers (args.py): the C struct and the X-macro lists."""
+    a = schema_args
+    ctx = {
+        "args": a.ARGS,
+        "checks": [x for x in a.ARGS if x.check],
+        "feature_args": [(x, a.problem_field(x)) for x in a.ARGS if x.feature],
+        "features": {f.name: f for f in a.FEATURES},
+        "params": a.PARAMS,
+        "copies": [p for p in a.PARAMS if p.source == a.FROM_ARG and not a.ARG[p.name].gated_by],
+        "gated": [(p, a.ARG[p.name].gated_by) for p in a.PARAMS
+                  if p.source == a.FROM_ARG and a.ARG[p.name].gated_by],
+    }
+    return {f"{GENERATED_INCLUDE}/args.h": _ENV.get_template("args.h.j2").render(ctx),
+            f"{GENERATED_INCLUDE}/args.hpp": _ENV.get_template("args.hpp.j2").render(ctx)}
 
 
 def _write_if_changed(path: Path, text: str) -> bool:

@@ -25,9 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-import yaml
-
-from .model import ARCH_INFO, FALLBACK_CYCLES_PER_MAC, FALLBACK_VGPRS, Instance, names
+from .model import ARCH_INFO, FALLBACK_CYCLES_PER_MAC, FALLBACK_VGPRS, TILE_KINDS, Instance, names
 
 VERSION = 1
 FIELDS = ("vgprs", "lds_bytes", "occupancy", "tile_cycles")
@@ -47,6 +45,7 @@ class MeasuredError(Exception):
 
 def load(path: Optional[str]) -> dict:
     """{instance name: {field: value}} of a measured-figures file; {} when path is None."""
+    import yaml  # here, not at the top: uattn-inspect imports this module without PyYAML
     if path is None:
         return {}
     try:
@@ -70,18 +69,31 @@ def load(path: Optional[str]) -> dict:
 
 
 def occupancy(arch: str, vgprs: int, lds_bytes: int, waves: int) -> float:
-    """Waves per SIMD: the formula of tools/co_report.py occupancy() (its sources there)."""
+    """Waves per SIMD of a kernel of `vgprs` VGPRs per lane, `lds_bytes` of LDS and
+    `waves` waves per workgroup on `arch`: an estimate, the one occupancy model
+    (tools/co_report.py and uattn-inspect use it too). From the record:
+    min(max_waves_per_simd, vgprs_per_simd / VGPRs rounded up to 8, the workgroups
+    whose LDS fits in lds_per_cu x waves per workgroup / the SIMDs sharing that LDS
+    (ArchInfo.simds_sharing_lds)); sources of the figures at BUILTIN_ARCHS
+    (model.py). Raises KeyError for an architecture without a record."""
     info = ARCH_INFO[arch]
     regs = (vgprs + 7) // 8 * 8
     by_reg = min(info.max_waves_per_simd, info.vgprs_per_simd // max(regs, 8))
-    by_lds = ((info.lds_per_cu // lds_bytes) * waves / 4 if lds_bytes else float(info.max_waves_per_simd))
+    by_lds = ((info.lds_per_cu // lds_bytes) * waves / info.simds_sharing_lds if lds_bytes
+              else float(info.max_waves_per_simd))
     return round(min(by_reg, by_lds), 2)
 
 
 def fallback_figures(inst: Instance, lds_bytes: int) -> Figures:
     """Figures of an instance the measured file does not list (documented defaults, model.py)."""
     info = ARCH_INFO[inst.arch]
-    per_mac = FALLBACK_CYCLES_PER_MAC[(info.matrix_insn, inst.tile)]
+    per_mac = FALLBACK_CYCLES_PER_MAC.get((info.matrix_insn, inst.tile))
+    if per_mac is None:
+        # A tile kind without a measured median: that of the kind with the nearest wave count.
+        waves = {k.name: k.waves for k in TILE_KINDS}
+        kind = min((t for insn, t in FALLBACK_CYCLES_PER_MAC if insn == info.matrix_insn),
+                   key=lambda t: (abs(waves.get(t, 0) - waves[inst.tile]), t))
+        per_mac = FALLBACK_CYCLES_PER_MAC[(info.matrix_insn, kind)]
     return Figures(vgprs=FALLBACK_VGPRS, occupancy=occupancy(inst.arch, FALLBACK_VGPRS, lds_bytes, inst.waves),
                    tile_cycles=round(per_mac * (inst.block_m // inst.waves) * inst.block_n * inst.head_size, 1),
                    measured=False)

@@ -5,14 +5,17 @@ vocabularies (dtypes, paths, features, tiles, matrix-instruction kinds), which
 are the one definition of these facts -- emit.py writes them to C++ headers
 and CMake, and the C++ side derives from those -- the parsed matrix (groups,
 subsets) and one kernel instance. `names()` is the single place that turns an
-instance into its name, file name, kernel symbol and filter key; nothing else
-in the generator builds names.
+instance into its name, file name, kernel symbol and filter key (`check_names()`
+the same for an architecture's check kernel); nothing else in the generator or
+the runtime builds names.
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Optional
+
+from .args import FEATURES as ARG_FEATURES
 
 # --- vocabularies (emitted to C++ as uattn/generated/vocab.hpp) ---------------
 #
@@ -64,23 +67,9 @@ PATHS = ("2d", "3d")                           # attention paths a group may lis
 REDUCE = "reduce"                              # path of the generated 3D reduce kernels
 
 
-@dataclass(frozen=True)
-class FeatureInfo:
-    name: str        # YAML name and features_to_string() word
-    token: str       # token in instance names
-    bit: int         # mask bit (uattn::Feature)
-    cpp: str         # uattn::Feature enumerator
-    used_when: str   # when a call uses it (C++ comment)
-
-
-# The fixed order used by names.
-FEATURE_INFO = (
-    FeatureInfo("window", "win", 0x01, "kFeatWindow", "window_left >= 0"),
-    FeatureInfo("softcap", "cap", 0x02, "kFeatSoftcap", "softcap != 0"),
-    FeatureInfo("alibi", "alibi", 0x04, "kFeatAlibi", "alibi_slopes != nullptr"),
-    FeatureInfo("qq_bias", "qqb", 0x08, "kFeatQQBias", "qq_bias != nullptr"),
-    FeatureInfo("sinks", "sink", 0x10, "kFeatSinks", "sinks != nullptr"),
-)
+# The feature bits are declared with the arguments that switch them on (args.py),
+# in the fixed order used by names.
+FEATURE_INFO = ARG_FEATURES
 FEATURES = tuple((f.name, f.token, f.bit) for f in FEATURE_INFO)
 FEATURE_BIT = {f.name: f.bit for f in FEATURE_INFO}
 ALL_FEATURES = sum(f.bit for f in FEATURE_INFO)
@@ -166,6 +155,12 @@ class ArchInfo:
     # Selector cost-model defaults of the reference part (uattn::SelectPolicy, table.hpp):
     mem_bytes_per_cycle: int = 1024   # device-memory bandwidth / engine clock, bytes per cycle
     launch_cycles: int = 5000         # engine cycles one more dependent kernel launch costs
+    # The reference part as HIP reports it (hipDeviceProp_t; the CPU-backed test
+    # device, tests/hipcpu, reports these): its product name, and the target-id
+    # features HIP appends to the processor in gcnArchName (":sramecc+:xnack-"
+    # on MI355X, none on RDNA2; LLVM AMDGPUUsage, "Target ID").
+    product: str = ""
+    target_features: str = ""
     head_sizes: tuple = HEAD_SIZES   # head sizes this arch serves
     # ((tile name, max head size, block_n), ...): a wider KV tile where the
     # registers allow it (the first entry of the tile whose max head size is
@@ -181,6 +176,32 @@ class ArchInfo:
     # (config.hpp mfma_head_split: 16 rows, 2 waves). The first matching
     # entry applies; block_m = rows x waves, or rows with the head split.
     rows_by_head: tuple = ()
+
+    @property
+    def gfx_ip(self) -> tuple:
+        """(major, minor, stepping) of the offload target: LLVM names a processor
+        gfx<major><minor><stepping>, minor and stepping one hex digit each
+        (AMDGPUUsage, "Processors"); HIP reports major and minor in
+        hipDeviceProp_t::major / minor (gfx950: 9, 5; gfx1030: 10, 3)."""
+        digits = self.offload_target[3:]
+        return int(digits[:-2]), int(digits[-2], 16), int(digits[-1], 16)
+
+    @property
+    def gcn_arch_name(self) -> str:
+        """hipDeviceProp_t::gcnArchName of the reference part: processor and target-id features."""
+        return self.offload_target + self.target_features
+
+    @property
+    def reported_units(self) -> int:
+        """hipDeviceProp_t::multiProcessorCount of the reference part: CUs, or WGPs on RDNA."""
+        return self.cu_count // self.cus_per_reported_unit
+
+    @property
+    def simds_sharing_lds(self) -> int:
+        """SIMDs whose workgroups share one lds_per_cu: a CU's, or in WGP mode the
+        work-group processor's (cus_per_workgroup CUs). The occupancy model divides
+        the LDS-limited workgroups' waves by it (occupancy())."""
+        return self.simds_per_cu * self.cus_per_workgroup
 
     @property
     def stages_q_in_lds(self) -> bool:
@@ -211,7 +232,9 @@ class ArchInfo:
         return t
 
 
-# Records with the numbers SPEC.md s.3 gives for each target.
+# Records with the numbers SPEC.md s.3 gives for each target. gcnArchName: what
+# HIP reports for the part (the MI355X runs with SRAM ECC on and XNACK off;
+# RDNA2 has neither feature: LLVM AMDGPUUsage, "Processors").
 BUILTIN_ARCHS = (
     # CDNA4, MI355X: MFMA 32x32 output tiles; 160 KiB LDS per CU; 512 VGPRs
     # (arch + acc) per lane, 8 waves per SIMD; 4 SIMDs per CU; HIP reports CUs.
@@ -221,6 +244,7 @@ BUILTIN_ARCHS = (
              lds_row_pad=8, lds_budget=160 * 1024, cu_count=256, offload_target="gfx950",
              vgprs_per_simd=512, max_waves_per_simd=8, lds_per_cu=160 * 1024,
              cus_per_reported_unit=1, simds_per_cu=4, mem_bytes_per_cycle=3333, launch_cycles=5000,
+             product="AMD Instinct MI355X", target_features=":sramecc+:xnack-",
              # 128 x 64 prefill tile up to d128 (d192 / d256 keep 32 keys: registers)
              block_n_by_head=(("large", 128, 64),),
              # the generic d256 tile: 16 rows, 2 waves splitting the head (32
@@ -249,13 +273,13 @@ BUILTIN_ARCHS = (
              lds_row_pad=32, lds_budget=64 * 1024, cu_count=72, offload_target="gfx1030",
              vgprs_per_simd=1024, max_waves_per_simd=16, lds_per_cu=128 * 1024,
              cus_per_reported_unit=2, simds_per_cu=2, cus_per_workgroup=2, mem_bytes_per_cycle=205,
-             launch_cycles=5000,
+             launch_cycles=5000, product="AMD Radeon PRO V620", target_features="",
              # one-wave tiles at d256 and the generic one-wave tile at d192: 4
              # rows, whose 32 / 24 accumulator registers fit 8 waves per SIMD
              # (8 rows: 64 / 48 accumulators, spills at 128 VGPRs; the
              # specialised d192 tiles fit with 8); the d128 prefill tile: 8
              # waves of 4 rows that share each K / V tile through LDS (16 KiB;
-             # dot2_shares_kv in config.hpp), <= 96 VGPRs; attention_dot2.hpp
+             # the tile record's shares_kv), <= 96 VGPRs; attention_dot2.hpp
              rows_by_head=(("small", (256,), 4, False, 0), ("small", (192,), 4, True, 0),
                            ("large", (128,), 4, False, 8))),
 )
@@ -431,6 +455,14 @@ def names(inst: Instance) -> Names:
         name = (f"uattn_{inst.arch}_{inst.path}_{DTYPE_TOKEN[inst.q_dtype]}_"
                 f"{DTYPE_TOKEN[inst.kv_dtype]}_d{inst.head_size}_b{block}_"
                 f"{feature_token(inst.features)}_m{inst.block_m}n{inst.block_n}w{inst.waves}")
+    return Names(name=name, file=f"{name}.hip", symbol=name, filter_key=name)
+
+
+def check_names(arch: str) -> Names:
+    """Name, file name and kernel symbol of `arch`'s index-array check kernel
+    (checked launches): uattn_{arch}_check. The runtime reads the symbol from the
+    generated record (uattn/generated/device.hpp), never builds it."""
+    name = f"uattn_{arch}_check"
     return Names(name=name, file=f"{name}.hip", symbol=name, filter_key=name)
 
 

@@ -13,7 +13,6 @@ import difflib
 import hashlib
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -21,6 +20,7 @@ from typing import Optional
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from .files import read_input_file
 from .globs import is_valid_glob
 from .model import (ANY_BLOCK, ARCH_INFO, DTYPES, FEATURE_BIT, FEATURES, ALL_FEATURES,
                     HEAD_SIZES, MATRIX_INSNS, PATHS, TILE_NAMES, ArchInfo, Group, Matrix,
@@ -39,13 +39,19 @@ GROUP_DEFAULTS = {"block_size": [ANY_BLOCK], "features": [0], "path": list(PATHS
 GROUP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 SUBSET_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
 ARCH_NAME_RE = re.compile(r"^gfx[0-9a-z]+$")
+# An LLVM AMDGPU processor: gfx<major><minor><stepping>, minor and stepping one
+# hex digit each (AMDGPUUsage, "Processors"; model.ArchInfo.gfx_ip).
+OFFLOAD_TARGET_RE = re.compile(r"^gfx[0-9]{1,2}[0-9a-f]{2}$")
 # Keys of an `architectures` record: the fields of model.ArchInfo. `like`
 # copies a known record, whose fields the others then override.
 ARCH_INT_KEYS = ("wave_size", "rows_per_wave", "head_pad", "lds_row_pad", "lds_budget",
                  "cu_count", "vgprs_per_simd", "max_waves_per_simd", "lds_per_cu",
                  "cus_per_reported_unit", "simds_per_cu", "cus_per_workgroup", "mem_bytes_per_cycle",
                  "launch_cycles")
-ARCH_KEYS = ("name", "like", "matrix_insn", "offload_target", "head_sizes") + ARCH_INT_KEYS
+ARCH_KEYS = ("name", "like", "matrix_insn", "offload_target", "target_features", "product",
+             "head_sizes") + ARCH_INT_KEYS
+TARGET_FEATURES_RE = re.compile(r"^(:[a-z]+[+-])*$")    # LLVM AMDGPUUsage "Target ID": ":sramecc+:xnack-"
+PRODUCT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._()/-]*$")  # a C string literal needs no escape
 
 _T = "tag:yaml.org,2002:"
 _STR, _INT, _BOOL, _NULL = (_T + t for t in ("str", "int", "bool", "null"))
@@ -161,36 +167,6 @@ def _tag_errors(root) -> list:
 
 def _short_tag(tag: str) -> str:
     return "!!" + tag[len(_T):] if tag.startswith(_T) else tag
-
-
-def _read_matrix_file(path: str) -> bytes:
-    """The bytes of a regular file of at most MAX_FILE_BYTES; OSError otherwise.
-
-    Opened non-blocking so that a FIFO at the path is refused, not waited on."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            mode = st.st_mode
-            kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
-                    else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-                    else "not a regular file")
-            raise OSError(0, f"it is {kind}")
-        if st.st_size > MAX_FILE_BYTES:
-            raise OSError(0, f"it is {st.st_size} bytes, more than {MAX_FILE_BYTES}")
-        chunks, left = [], MAX_FILE_BYTES + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
-        if len(data) > MAX_FILE_BYTES:
-            raise OSError(0, f"it is more than {MAX_FILE_BYTES} bytes")
-        return data
-    finally:
-        os.close(fd)
 
 
 def _one_of(values) -> str:
@@ -337,12 +313,28 @@ class _FileChecker:
             fields["matrix_insn"] = insn
         if "offload_target" in values:
             target = _str(values["offload_target"])
-            if target is None or not ARCH_NAME_RE.match(target):
+            if target is None or not OFFLOAD_TARGET_RE.match(target):
                 self.error(values["offload_target"], f"architecture '{name}': offload_target is "
                            f"{_describe(values['offload_target'])}, expected a processor such "
                            f"as gfx1030")
                 ok = False
             fields["offload_target"] = target
+        if "target_features" in values:
+            feats = _str(values["target_features"])
+            if feats is None or not TARGET_FEATURES_RE.match(feats):
+                self.error(values["target_features"], f"architecture '{name}': target_features is "
+                           f"{_describe(values['target_features'])}, expected target-id features such "
+                           f"as ':sramecc+:xnack-' (or '')")
+                ok = False
+            fields["target_features"] = feats
+        if "product" in values:
+            product = _str(values["product"])
+            if product is None or not PRODUCT_RE.match(product):
+                self.error(values["product"], f"architecture '{name}': product is "
+                           f"{_describe(values['product'])}, expected a product name of letters, digits, "
+                           f"spaces and . _ ( ) / -")
+                ok = False
+            fields["product"] = product
         if "head_sizes" in values:
             heads = self.items(values["head_sizes"], "head_size", f"architecture '{name}'",
                                _parse_head_size)
@@ -704,7 +696,7 @@ def load_matrices(paths: list) -> tuple:
     declare_archs(declared_archs)
     for given in paths:
         try:
-            data = _read_matrix_file(given)
+            data = read_input_file(given, MAX_FILE_BYTES)
             text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
             reason = e.strerror if isinstance(e, OSError) else "not UTF-8 text"

@@ -16,36 +16,17 @@ inline uattn_tensor_t c_tensor(const TensorDesc& t) {
   return c;
 }
 
-// Every field of `a`, starting from uattn_args_init's defaults.
+template <class T>
+T c_field(T v) { return v; }
+inline uattn_tensor_t c_field(const TensorDesc& t) { return c_tensor(t); }
+
+// Every field of `a` (the argument schema: UATTN_FOREACH_ARG), starting from uattn_args_init's defaults.
 inline uattn_args_t c_args(const AttentionArgs& a) {
   uattn_args_t c;
   uattn_args_init(&c);
-  c.q = c_tensor(a.q);
-  c.k_cache = c_tensor(a.k_cache);
-  c.v_cache = c_tensor(a.v_cache);
-  c.out = c_tensor(a.out);
-  c.cu_seqlens_q = a.cu_seqlens_q;
-  c.seqused_k = a.seqused_k;
-  c.block_table = a.block_table;
-  c.num_seqs = a.num_seqs;
-  c.max_blocks_per_seq = a.max_blocks_per_seq;
-  c.block_table_stride = a.block_table_stride;
-  c.max_seqlen_q = a.max_seqlen_q;
-  c.max_seqlen_k = a.max_seqlen_k;
-  c.softmax_scale = a.softmax_scale;
-  c.window_left = a.window_left;
-  c.softcap = a.softcap;
-  c.k_scale = a.k_scale;
-  c.v_scale = a.v_scale;
-  c.alibi_slopes = a.alibi_slopes;
-  c.qq_bias = a.qq_bias;
-  c.qq_bias_stride = a.qq_bias_stride;
-  c.sinks = a.sinks;
-  c.output_scale = a.output_scale;
-  c.cu_seqlens_q_host = a.cu_seqlens_q_host;
-  c.seqused_k_host = a.seqused_k_host;
-  c.block_table_host = a.block_table_host;
-  c.index_status = a.index_status;
+#define UATTN_C_FIELD(C_TYPE, CPP_TYPE, NAME, DEFAULT) c.NAME = c_field(a.NAME);
+  UATTN_FOREACH_ARG(UATTN_C_FIELD)
+#undef UATTN_C_FIELD
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <new>
 #include <random>
@@ -146,6 +147,14 @@ class MallocAllocator final : public Allocator {
   void free(void* p) override { std::free(p); }
 };
 
+// The product of `factors`, UINT64_MAX when it does not fit.
+uint64_t bytes_of(std::initializer_list<uint64_t> factors) {
+  uint64_t n = 1;
+  for (uint64_t f : factors)
+    if (__builtin_mul_overflow(n, f, &n)) return UINT64_MAX;
+  return n;
+}
+
 void allocate(Allocator& a, Buffer& buf, size_t bytes, const char* name) {
   buf.name = name;
   buf.bytes = bytes;
@@ -245,7 +254,9 @@ std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc)
   for (int i = 0; i < num_seqs; ++i) {
     const auto [ql, kl] = spec.seqs[i];
     total_tokens += ql;
-    if (total_tokens > std::numeric_limits<int32_t>::max()) bad("too many tokens");
+    if (total_tokens > std::numeric_limits<int32_t>::max())
+      bad("num_tokens = sum of the q_lens of seqs[0.." + str(i) + "] = " + str(total_tokens) + "; expected <= " +
+          str(std::numeric_limits<int32_t>::max()));
     cu[i + 1] = (int32_t)total_tokens;
     used[i] = kl;
     nblk[i] = (int32_t)(((int64_t)kl + bs - 1) / bs);
@@ -259,6 +270,29 @@ std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc)
   P.num_blocks = used_blocks + extra;
   if (P.num_blocks > std::numeric_limits<int32_t>::max()) bad("num_blocks = " + str(P.num_blocks) + " > INT32_MAX");
   const int64_t bt_stride = max_nblk + 2;
+  const int qq_w = spec.qq_bias_stride > 0 ? spec.qq_bias_stride : std::max(1, P.max_seqlen_q);
+  const int qq_rows = std::max(1, P.max_seqlen_q);
+
+  // ---- the host memory the problem writes, refused past kMaxProblemBytes before anything is allocated ----
+  {
+    const uint64_t kv_bytes = bytes_of({(uint64_t)(spec.fill_unused_blocks ? P.num_blocks : used_blocks),
+                                        (uint64_t)bs, (uint64_t)Hkv, (uint64_t)Dp,
+                                        2u * (uint64_t)uattn::ref::dtype_bytes(spec.kv_dtype)});
+    const uint64_t q_out_bytes =
+        bytes_of({(uint64_t)total_tokens, (uint64_t)Hq, (uint64_t)Dp,
+                  (uint64_t)(uattn::ref::dtype_bytes(spec.q_dtype) + uattn::ref::dtype_bytes(spec.out_dtype))});
+    const uint64_t qq_bytes = spec.qq_bias ? bytes_of({(uint64_t)qq_rows, (uint64_t)qq_w, sizeof(float)}) : 0;
+    uint64_t total = 0;
+    if (__builtin_add_overflow(kv_bytes, q_out_bytes, &total) || __builtin_add_overflow(total, qq_bytes, &total))
+      total = UINT64_MAX;
+    if (total > kMaxProblemBytes)
+      bad("seqs (" + str(total_tokens) + " query tokens, kv_len up to " + str(P.max_seqlen_k) + ", num_seqs " +
+          str(num_seqs) + ") with num_q_heads " + str(Hq) + ", num_kv_heads " + str(Hkv) + ", head_size " + str(D) +
+          (P.head_pad ? " (+" + str(P.head_pad) + " padding)" : "") + ": the problem writes " +
+          (total == UINT64_MAX ? "more than " : "") + str(total) + " bytes of host memory (k_cache + v_cache " +
+          str(kv_bytes) + ", q + out " + str(q_out_bytes) + ", qq_bias " + str(qq_bytes) + "); expected at most " +
+          str(kMaxProblemBytes) + " (kMaxProblemBytes)");
+  }
 
   // ---- physical block ids: `used_blocks` distinct random ids of the pool ----
   std::vector<int32_t> ids;
@@ -312,8 +346,6 @@ std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc)
   allocate(alloc, P.seqused_k, sizeof(int32_t) * num_seqs, "seqused_k");
   allocate(alloc, P.block_table, sizeof(int32_t) * (size_t)(num_seqs * bt_stride), "block_table");
   if (spec.alibi) allocate(alloc, P.alibi_slopes, sizeof(float) * Hq, "alibi_slopes");
-  const int qq_w = spec.qq_bias_stride > 0 ? spec.qq_bias_stride : std::max(1, P.max_seqlen_q);
-  const int qq_rows = std::max(1, P.max_seqlen_q);
   if (spec.qq_bias) allocate(alloc, P.qq_bias, sizeof(float) * (size_t)qq_rows * qq_w, "qq_bias");
   if (spec.sinks) allocate(alloc, P.sinks, sizeof(float) * Hq, "sinks");
 

@@ -96,7 +96,14 @@ struct Problem {  // owns its buffers
   Allocator* allocator = nullptr;
 };
 
-// Throws std::invalid_argument on a bad spec (names the field and value).
+// Most bytes of host memory one problem may write: q and out, the cache blocks
+// it fills (every block of the pool with fill_unused_blocks, else the used ones)
+// and qq_bias. Untouched pool pages (a sparse allocator) do not count. A spec
+// past it is refused before anything is allocated (uattn-run --seqs, the tests).
+constexpr uint64_t kMaxProblemBytes = (uint64_t)4 << 30;
+
+// Throws std::invalid_argument on a bad spec (names the field and value), or one
+// that writes more than kMaxProblemBytes (names the sizes, the bytes and the limit).
 std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc = malloc_allocator());
 
 struct CompareResult {

@@ -5,7 +5,9 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <new>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -261,6 +263,40 @@ TEST(Problem, RejectsNonFiniteScales) {
       EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
     }
   }
+}
+
+// A problem that writes more than kMaxProblemBytes is refused before anything
+// is allocated, naming the sizes, the bytes and the bound (uattn-run --seqs
+// 1073741824:1073741824 spent minutes building it).
+TEST(Problem, RefusesMoreThanTheHostMemoryBoundBeforeAllocating) {
+  struct Refusing final : ut::Allocator {
+    int calls = 0;
+    void* alloc(size_t, const char*) override { ++calls; throw std::bad_alloc(); }
+    void free(void*) override {}
+  } a;
+  ut::ProblemSpec s;
+  s.head_size = 128; s.block_size = 16; s.num_q_heads = 8; s.num_kv_heads = 2; s.head_pad = 0;
+  s.seqs = {{1 << 30, 1 << 30}};
+  // 2^26 used blocks + 2^24 extra (a quarter), every one filled: 16 slots x 2 heads x 128 x 2 bytes, K and V.
+  const uint64_t kv = (((uint64_t)1 << 26) + ((uint64_t)1 << 24)) * 16 * 2 * 128 * 2 * 2;
+  const uint64_t q_out = ((uint64_t)1 << 30) * 8 * 128 * (2 + 2);
+  try {
+    ut::make_problem(s, a);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "uattn::testing::make_problem: seqs (1073741824 query tokens, kv_len up to 1073741824, num_seqs 1) "
+              "with num_q_heads 8, num_kv_heads 2, head_size 128: the problem writes " + std::to_string(kv + q_out) +
+              " bytes of host memory (k_cache + v_cache " + std::to_string(kv) + ", q + out " +
+              std::to_string(q_out) + ", qq_bias 0); expected at most 4294967296 (kMaxProblemBytes)");
+  }
+  EXPECT_EQ(a.calls, 0);
+  // Sparse pools count only the blocks filled: a 6 GiB pool of which 3 blocks are used passes the bound.
+  s.seqs = {{3, 40}};
+  s.extra_blocks = (int64_t)3 << 20;
+  s.fill_unused_blocks = false;
+  EXPECT_THROW(ut::make_problem(s, a), std::bad_alloc);  // got as far as allocating
+  EXPECT_GT(a.calls, 0);
 }
 
 TEST(Problem, AllocatorSeesEveryBuffer) {

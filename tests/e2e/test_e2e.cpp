@@ -404,6 +404,16 @@ TEST(E2EBundle, MissingArchitectureIsRefusedByNameOnThatDeviceOnly) {
     EXPECT_NE(r.error.find("gfx1030"), std::string::npos) << r.error;
     EXPECT_NE(r.error.find(compressed ? "hipErrorNoBinaryForGpu" : "has code objects for gfx950"), std::string::npos)
         << r.error;
+    // What is known and what was assumed: a compressed buffer names no architecture, so
+    // the table's were assumed; it never claims a gfx1030 code object it does not hold.
+    EXPECT_EQ(r.error.find("code objects for gfx950, gfx1030"), std::string::npos) << r.error;
+    if (compressed)
+      EXPECT_NE(r.error.find("the kernel bundle <memory> holds no code object for gfx1030; it is compressed and "
+                             "names none of its architectures (no stamp file, not named uattn_kernels-<arch>.hipfb), "
+                             "so it was assumed to hold code objects for every architecture of the lookup table "
+                             "built with it (gfx950, gfx1030)"),
+                std::string::npos)
+          << r.error;
     e2e::DeviceProblem dp(*prob);
     SelectOptions two_d;  // no workspace needed: the refusal must come from the device
     two_d.path = ForcePath::k2D;
@@ -419,6 +429,45 @@ TEST(E2EBundle, MissingArchitectureIsRefusedByNameOnThatDeviceOnly) {
     uattn_runtime_destroy(c);
     ASSERT_EQ(hipSetDevice(0), hipSuccess);
   }
+}
+
+// One select-and-report path: a selection the selector refuses as outside the
+// contract (here the 3D workspace size does not fit in 64 bits) is
+// kInvalidArgument from plan(), prepare() and run() alike (run() said kNoInstance).
+TEST(E2EBundle, InvalidSelectionIsAnInvalidArgumentEverywhere) {
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  auto prob = ut::make_problem(mixed(51), exec::guarded_allocator());
+  e2e::DeviceProblem dp(*prob);
+  // Tensors of 2^54 bytes at addresses 2^56 apart: never read, the selection is refused first.
+  AttentionArgs a = dp.args();
+  const int64_t tokens = 2147483647 / 64, heads = 1 << 21;
+  int place = 0;
+  a.q.shape[0] = a.out.shape[0] = tokens;
+  auto reshape = [&](TensorDesc* t, int dim, int64_t n) {
+    t->shape[dim] = n;
+    int64_t s = 1;
+    for (int i = t->rank - 1; i >= 0; --i) { t->stride[i] = s; s *= t->shape[i]; }
+    t->data = reinterpret_cast<const void*>((uintptr_t)++place << 56);
+  };
+  reshape(&a.q, 1, heads);
+  reshape(&a.out, 1, heads);
+  reshape(&a.k_cache, 2, heads);
+  reshape(&a.v_cache, 2, heads);
+  ASSERT_TRUE(validate(a).ok()) << validate(a).message;
+  SelectOptions o;
+  o.path = ForcePath::k3D;
+  o.num_segments = kMaxSegments;
+  hipcpu::clear_launches();
+  Selection sel;
+  const Status planned = runtime().plan(a, &sel, o), prepared = runtime().prepare(a, o),
+               ran = runtime().run(a, nullptr, 0, nullptr, o);
+  for (const Status* s : {&planned, &prepared, &ran}) {
+    EXPECT_EQ(s->code, kInvalidArgument) << s->message;
+    EXPECT_EQ(s->message, "uattn: on device 0 (gfx950:sramecc+:xnack-): workspace = num_tokens * num_q_heads * "
+                          "num_segments * (head_size + 2) * 4 bytes = 33554431 * 2097152 * 1024 * (128 + 2) * 4 "
+                          "does not fit in 64 bits");
+  }
+  EXPECT_TRUE(hipcpu::launches().empty());
 }
 
 TEST(E2EBundle, InvalidArgumentsLaunchNothing) {

@@ -73,13 +73,6 @@ ProblemDesc describe_problem(const testing::Problem& prob, Arch arch) {
   return make_problem(a);
 }
 
-namespace {
-
-struct Guarded {
-  void* p = nullptr;
-  ~Guarded() { if (p) hostexec::guarded_free(p); }
-};
-
 std::shared_ptr<emu::CodeObject> code_object(Arch arch) {
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<emu::CodeObject>> cache;
@@ -89,6 +82,14 @@ std::shared_ptr<emu::CodeObject> code_object(Arch arch) {
   if (!co) co = emu::CodeObject::load_file(std::string(UATTN_CODE_OBJECT_DIR) + "/uattn_" + name + ".co");
   return co;
 }
+
+namespace {
+
+struct Guarded {
+  void* p = nullptr;
+  ~Guarded() { if (p) hostexec::guarded_free(p); }
+};
+
 
 hostexec::Result launch_isa(const KernelLaunch& k, const AttnParams& p, const RunOptions& opt, RunResult* res) {
   const Arch arch = opt.arch;

@@ -197,7 +197,7 @@ TEST_P(IsaMutant, ExecRestoreDropped) {
   // profile). A restore whose re-enabled lanes hold no further live work (an
   // epilogue after the last store) is benign; at least one of the first four
   // must be caught, and the outcome of each is printed.
-  const bool w64 = GetParam() == Arch::gfx950;
+  const bool w64 = arch_record(GetParam()).wave_size == 64;
   auto base = base_object(GetParam());
   for (const std::string& k : ci_instances(GetParam())) {
     const InstanceRow* r = row_of(k);
@@ -313,7 +313,8 @@ TEST_P(IsaMutant, LdsShrunk) {
 }
 
 TEST_P(IsaMutant, MfmaSourcesSwapped) {
-  if (GetParam() != Arch::gfx950) GTEST_SKIP() << "gfx1030 has no MFMA";
+  if (arch_record(GetParam()).matrix_insn != MatrixInsn::mfma_32x32x16)
+    GTEST_SKIP() << to_string(GetParam()) << " has no MFMA";
   const Mutant m = mutate(
       GetParam(),
       [](const std::vector<emu::Instruction>& v, size_t i) { return v[i].mnemonic.rfind("v_mfma_", 0) == 0 && v[i].size == 8; },

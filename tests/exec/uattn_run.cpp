@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
   s.out_dtype = out_dtype.empty() ? s.q_dtype : parse_dtype(out_dtype);
   std::string err;
   if (!explain::parse_seqs(seqs, &s.seqs, &err)) {
-    std::fprintf(stderr, "uattn-run: --seqs: %s\n", err.c_str());
+    std::fprintf(stderr, "uattn-run: %s\n", err.c_str());
     return 2;
   }
 

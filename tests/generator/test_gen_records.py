@@ -2,8 +2,8 @@
 import re
 
 from gen_helpers import DEFAULT_YAML, REPO, write_matrix
-from uattn_gen.model import (ALL_FEATURES, ARCH_INFO, ARCHS, DTYPE_INFO, FEATURE_INFO, MATRIX_INSNS,
-                             TILE_KINDS)
+from uattn_gen.model import (ALL_FEATURES, ARCH_INFO, ARCHS, BUILTIN_ARCHS, DTYPE_INFO, FEATURE_INFO,
+                             MATRIX_INSNS, TILE_KINDS)
 
 GEN = "include/uattn/generated"
 NEW_ARCH = ("architectures:\n  - name: gfx1099\n    like: gfx1030\n    cu_count: 40\n"
@@ -40,6 +40,37 @@ def test_builtin_records_in_cpp_and_cmake(run, tmp_path):
         assert f"set(UATTN_OFFLOAD_TARGET_{a.name} {a.offload_target})" in cmake
 
 
+def test_device_records_of_the_reference_parts(run, tmp_path):
+    # As HIP reports the parts (product pages, CDNA4 / RDNA2 ISA guides): MI355X
+    # 256 CUs, gfx IP 9.5, 160 KiB LDS per CU, 4 SIMDs, 512 VGPRs, 8 waves;
+    # Radeon PRO V620 36 WGPs (72 CUs), gfx IP 10.3, 128 KiB per WGP, 2 SIMDs
+    # per CU, 1024 VGPRs, 16 waves; the check kernels named as the runtime fetches them.
+    device = (_generate(run, tmp_path, DEFAULT_YAML) / GEN / "device.hpp").read_text()
+    assert ('{"AMD Instinct MI355X", "gfx950:sramecc+:xnack-", 9, 5, 256, 163840u, 4, 512, 8, '
+            '"uattn_gfx950_check"},  // gfx950') in device
+    assert ('{"AMD Radeon PRO V620", "gfx1030", 10, 3, 36, 131072u, 2, 1024, 16, '
+            '"uattn_gfx1030_check"},  // gfx1030') in device
+
+
+def test_gfx_ip_and_lds_sharing_simds():
+    gfx950, gfx1030 = BUILTIN_ARCHS
+    assert (gfx950.gfx_ip, gfx1030.gfx_ip) == ((9, 5, 0), (10, 3, 0))
+    import dataclasses
+    assert dataclasses.replace(gfx950, offload_target="gfx90a").gfx_ip == (9, 0, 10)
+    assert (gfx950.simds_sharing_lds, gfx1030.simds_sharing_lds) == (4, 4)   # a CU; a WGP of 2 x 2 SIMD32
+
+
+def test_declared_device_facts_are_checked(run, tmp_path):
+    bad = {"target_features: sramecc+": "target_features is the string 'sramecc+', expected target-id features",
+           'product: "a\\"b"': "product is the string 'a\"b', expected a product name",
+           "offload_target: gfxzz": "offload_target is the string 'gfxzz', expected a processor such as gfx1030"}
+    for line, message in bad.items():
+        m = write_matrix(tmp_path / "m.yaml", NEW_GROUP)
+        m.write_text(m.read_text().replace("groups:\n", NEW_ARCH + f"    {line}\n" + "groups:\n"))
+        rc, _, err = run("list", "--matrix", m)
+        assert rc == 2 and message in err, (line, err)
+
+
 def test_vocabularies_in_cpp_and_c(run, tmp_path):
     out = _generate(run, tmp_path, DEFAULT_YAML)
     vocab = (out / GEN / "vocab.hpp").read_text()
@@ -64,7 +95,7 @@ def test_records_do_not_depend_on_the_selection(run, tmp_path):
     out = tmp_path / "b"
     assert run("generate", "--matrix", DEFAULT_YAML, "--arch", "gfx1030", "--subset", "ci",
                "--out", out)[0] == 0
-    for rel in (f"{GEN}/arch.hpp", f"{GEN}/vocab.hpp", f"{GEN}/vocab.h", "archs.cmake"):
+    for rel in (f"{GEN}/arch.hpp", f"{GEN}/vocab.hpp", f"{GEN}/vocab.h", f"{GEN}/device.hpp", "archs.cmake"):
         assert (full / rel).read_bytes() == (out / rel).read_bytes(), rel
 
 

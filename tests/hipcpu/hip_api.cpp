@@ -3,6 +3,7 @@
 // and the HIP programming guide; the citations are in docs/testing.md.
 #include <hip/hip_runtime_api.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include <algorithm>
@@ -17,8 +18,14 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
+#include "uattn/generated/device.hpp"  // the architecture records
+#include "uattn/generated/select.hpp"
 #include "uattn/emu/code_object.hpp"
 #include "uattn/emu/emu.hpp"  // tools/emu
 #include "engine.hpp"         // tests/hostexec
@@ -29,6 +36,12 @@ using namespace uattn::hipcpu;
 using namespace uattn::codeobj;
 
 namespace {
+
+// Appends (name, value) to *out when `value` is a pointer (a kernel field of AttnParams).
+template <class T>
+void add_pointer(std::vector<std::pair<const char*, const void*>>* out, const char* name, T value) {
+  if constexpr (std::is_pointer_v<T>) out->emplace_back(name, (const void*)value);
+}
 
 // Which executor runs a launched kernel: its host-compiled twin, or the code
 // object's own instructions in the emulator (hipcpu.hpp, set_engine).
@@ -42,8 +55,9 @@ bool isa_engine() { return g_engine.load() == 1; }
 struct Device {
   DeviceConfig cfg;
   TargetId target;
-  int wave_size = 64;
-  uint32_t lds_per_workgroup = 65536;
+  uattn::Arch arch{};             // the record of target.processor
+  int wave_size = 0;              // the record's wave_size
+  uint32_t lds_per_workgroup = 0;  // the record's lds_budget
 };
 
 std::mutex g_mu;  // devices, streams, allocations, modules
@@ -56,25 +70,49 @@ std::string g_fault;
 thread_local int t_device = 0;
 thread_local hipError_t t_last_error = hipSuccess;
 
+// The architecture record of the device's processor: the record whose offload
+// target it is (what a real device reports in gcnArchName). Throws
+// std::invalid_argument naming the entry when no record has it.
+uattn::Arch record_of(const DeviceConfig& c, const TargetId& t) {
+  std::string known;
+  for (uattn::Arch a : uattn::kArchs) {
+    if (t.processor == uattn::arch_record(a).offload_target) return a;
+    known += (known.empty() ? "" : ", ") + std::string(uattn::arch_record(a).offload_target);
+  }
+  throw std::invalid_argument("uattn::hipcpu: device '" + c.gcn_arch_name + "': processor '" + t.processor +
+                              "' has no architecture record, expected one of " + known);
+}
+
+// Every fact of the device comes from its architecture record (uattn/generated/
+// arch.hpp, device.hpp, select.hpp: generator/uattn_gen/model.py ArchInfo).
 Device make_device(DeviceConfig c) {
   Device d;
   d.target = parse_target_id(c.gcn_arch_name);
-  const bool cdna = d.target.processor == "gfx950";
+  d.arch = record_of(c, d.target);
+  const uattn::ArchDeviceRecord& r = uattn::arch_device_record(d.arch);
   // What HIP reports in multiProcessorCount: CUs on CDNA, WGPs (2 CUs each) on RDNA
-  // gfx10+, so 36 for the 72-CU Radeon PRO V620 (uattn::cus_from_reported()).
-  if (c.compute_units == 0) c.compute_units = cdna ? 256 : 36;
-  if (c.name.empty()) c.name = cdna ? "AMD Instinct MI355X (CPU-backed)" : "AMD Radeon PRO V620 (CPU-backed)";
-  d.wave_size = cdna ? 64 : 32;
-  d.lds_per_workgroup = cdna ? 160 * 1024 : 64 * 1024;
+  // gfx10+ (uattn::cus_from_reported()).
+  if (c.compute_units == 0) c.compute_units = r.reported_units;
+  if (c.name.empty()) c.name = std::string(r.product) + " (CPU-backed)";
+  d.wave_size = uattn::arch_record(d.arch).wave_size;
+  d.lds_per_workgroup = uattn::arch_record(d.arch).lds_budget;
   d.cfg = c;
   return d;
 }
 
-std::vector<DeviceConfig> parse_env_devices() {
+// Without $UATTN_HIPCPU_DEVICES: one device per architecture record, as HIP
+// reports the record's reference part.
+std::vector<DeviceConfig> default_devices() {
   std::vector<DeviceConfig> out;
+  for (uattn::Arch a : uattn::kArchs) out.push_back(DeviceConfig{uattn::arch_device_record(a).gcn_arch_name, 0, ""});
+  return out;
+}
+
+std::vector<DeviceConfig> parse_env_devices() {
   const char* env = std::getenv("UATTN_HIPCPU_DEVICES");
-  std::string s = env && *env ? env : "gfx950:sramecc+:xnack-";
-  std::stringstream in(s);
+  if (!env || !*env) return default_devices();
+  std::vector<DeviceConfig> out;
+  std::stringstream in(env);
   std::string item;
   while (std::getline(in, item, ',')) {
     if (item.empty()) continue;
@@ -90,7 +128,12 @@ std::vector<DeviceConfig> parse_env_devices() {
 // Called with g_mu held.
 void ensure_devices() {
   if (g_devices_set) return;
-  for (const DeviceConfig& c : parse_env_devices()) g_devices.push_back(make_device(c));
+  try {
+    for (const DeviceConfig& c : parse_env_devices()) g_devices.push_back(make_device(c));
+  } catch (const std::invalid_argument& e) {  // a bad $UATTN_HIPCPU_DEVICES: no API call can report it
+    std::fprintf(stderr, "%s (from $UATTN_HIPCPU_DEVICES)\n", e.what());
+    std::abort();
+  }
   g_devices_set = true;
 }
 
@@ -371,8 +414,14 @@ hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_t* prop, int dev) {
   prop->maxGridSize[0] = prop->maxGridSize[1] = prop->maxGridSize[2] = 0x7fffffff;
   prop->sharedMemPerBlock = d.lds_per_workgroup;
   prop->totalGlobalMem = size_t(16) << 30;
-  prop->major = d.target.processor == "gfx950" ? 9 : 10;
-  prop->minor = d.target.processor == "gfx950" ? 5 : 3;
+  const uattn::ArchDeviceRecord& r = uattn::arch_device_record(d.arch);
+  const int cus_per_unit = uattn::kArchSelectRecords[(int)d.arch].cus_per_reported_unit;
+  prop->major = r.gfx_major;
+  prop->minor = r.gfx_minor;
+  // Per multiprocessor as HIP counts them (a CU; a WGP of cus_per_unit CUs on RDNA):
+  // its LDS, and wave slots per SIMD x SIMDs x lanes.
+  prop->maxSharedMemoryPerMultiProcessor = r.lds_per_cu;
+  prop->maxThreadsPerMultiProcessor = r.max_waves_per_simd * r.simds_per_cu * cus_per_unit * d.wave_size;
   return hipSuccess;
 }
 
@@ -766,12 +815,12 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsi
   ihipModule_t* const mod = f->module;
   enqueue(s, [=] {
     if (s->sticky != hipSuccess) return;  // a faulted stream runs nothing more (sticky error)
-    // Every pointer argument must be device memory (a GPU faults on anything else).
-    const std::pair<const char*, const void*> ptrs[] = {
-        {"q", p.q}, {"k_cache", p.k_cache}, {"v_cache", p.v_cache}, {"out", p.out},
-        {"cu_seqlens_q", p.cu_seqlens_q}, {"seqused_k", p.seqused_k}, {"block_table", p.block_table},
-        {"alibi_slopes", p.alibi_slopes}, {"qq_bias", p.qq_bias}, {"sinks", p.sinks},
-        {"ws_acc", p.ws_acc}, {"ws_max", p.ws_max}, {"ws_sum", p.ws_sum}, {"status", p.status}};
+    // Every pointer argument must be device memory (a GPU faults on anything else):
+    // the pointer fields of AttnParams, in layout order (UATTN_FOREACH_PARAM).
+    std::vector<std::pair<const char*, const void*>> ptrs;
+#define UATTN_POINTER_PARAM(TYPE, NAME) add_pointer(&ptrs, #NAME, p.NAME);
+    UATTN_FOREACH_PARAM(UATTN_POINTER_PARAM)
+#undef UATTN_POINTER_PARAM
     {
       std::lock_guard<std::mutex> g(g_mu);
       for (auto [what, ptr] : ptrs)
@@ -850,9 +899,10 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsi
 namespace uattn::hipcpu {
 
 void set_devices(const std::vector<DeviceConfig>& devs) {
+  std::vector<Device> made;
+  for (const DeviceConfig& c : devs) made.push_back(make_device(c));  // throws before anything changes
   std::lock_guard<std::mutex> l(g_mu);
-  g_devices.clear();
-  for (const DeviceConfig& c : devs) g_devices.push_back(make_device(c));
+  g_devices = std::move(made);
   g_devices_set = true;
   t_device = 0;
 }

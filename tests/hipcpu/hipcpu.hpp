@@ -20,15 +20,20 @@ namespace uattn::hipcpu {
 
 struct DeviceConfig {
   std::string gcn_arch_name;  // hipDeviceProp_t::gcnArchName, e.g. "gfx950:sramecc+:xnack-", "gfx1030"
-  int compute_units = 0;      // multiProcessorCount; 0 = what HIP reports for the product (256 CUs for gfx950, 36 WGPs = 72 CUs for gfx1030)
-  std::string name;           // hipDeviceProp_t::name; "" = a product name for the architecture
+  int compute_units = 0;      // multiProcessorCount; 0 = what HIP reports for the record's reference part
+  std::string name;           // hipDeviceProp_t::name; "" = the record's product name
 };
 
 // Replaces the device list (before or between uses: streams and modules made
 // for the old list must not be used afterwards; allocations stay valid; the
 // calling thread's current device becomes 0). Without a call, the devices come
 // from $UATTN_HIPCPU_DEVICES ("gfx950:sramecc+:xnack-,gfx1030", an optional
-// "@CUS" per entry), else one gfx950:sramecc+:xnack- device.
+// "@CUS" per entry), else one device per architecture record (its gcnArchName).
+// A device's processor (gcnArchName up to ':') must be the offload target of an
+// architecture record (uattn/generated/arch.hpp), whose facts it reports: wave
+// size, LDS per workgroup, CUs, product name, gfx major / minor. Throws
+// std::invalid_argument naming the entry otherwise (the list is then unchanged);
+// from $UATTN_HIPCPU_DEVICES the message goes to stderr and the process aborts.
 void set_devices(const std::vector<DeviceConfig>& devices);
 std::vector<DeviceConfig> devices();
 

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "uattn/emu/code_object.hpp"
@@ -38,15 +40,42 @@ TEST_F(HipCpu, DevicePropertiesReportTheConfiguredTargets) {
   ASSERT_EQ(n, 2);
   hipDeviceProp_t p;
   ASSERT_EQ(hipGetDeviceProperties(&p, 0), hipSuccess);
+  // MI355X: 256 CUs, wave64, 160 KiB LDS per workgroup, gfx IP 9.5 (AMD product page, CDNA4 ISA guide).
   EXPECT_STREQ(p.gcnArchName, "gfx950:sramecc+:xnack-");
+  EXPECT_STREQ(p.name, "AMD Instinct MI355X (CPU-backed)");
   EXPECT_EQ(p.multiProcessorCount, 256);
   EXPECT_EQ(p.warpSize, 64);
+  EXPECT_EQ(p.sharedMemPerBlock, 160u * 1024);
+  EXPECT_EQ(p.major, 9);
+  EXPECT_EQ(p.minor, 5);
+  EXPECT_EQ(p.maxSharedMemoryPerMultiProcessor, 160u * 1024);
+  EXPECT_EQ(p.maxThreadsPerMultiProcessor, 2048);  // 8 waves x 4 SIMDs x 64 lanes
+  // Radeon PRO V620: 72 CUs in 36 WGPs, wave32, 64 KiB LDS per workgroup, gfx IP 10.3 (RDNA2 ISA guide).
   ASSERT_EQ(hipGetDeviceProperties(&p, 1), hipSuccess);
   EXPECT_STREQ(p.gcnArchName, "gfx1030");
+  EXPECT_STREQ(p.name, "AMD Radeon PRO V620 (CPU-backed)");
   EXPECT_EQ(p.multiProcessorCount, 36);  // WGPs, as HIP reports on RDNA
   EXPECT_EQ(p.warpSize, 32);
+  EXPECT_EQ(p.sharedMemPerBlock, 64u * 1024);
+  EXPECT_EQ(p.major, 10);
+  EXPECT_EQ(p.minor, 3);
+  EXPECT_EQ(p.maxSharedMemoryPerMultiProcessor, 128u * 1024);  // per WGP
+  EXPECT_EQ(p.maxThreadsPerMultiProcessor, 2048);  // 16 waves x 2 SIMD32 x 2 CUs x 32 lanes
   EXPECT_EQ(hipGetDeviceProperties(&p, 2), hipErrorInvalidDevice);
   EXPECT_EQ(hipSetDevice(2), hipErrorInvalidDevice);
+}
+
+TEST_F(HipCpu, RefusesAProcessorWithoutArchitectureRecord) {
+  try {
+    set_devices({{"gfx1100", 0, ""}});
+    FAIL() << "gfx1100 has no architecture record";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("device 'gfx1100': processor 'gfx1100' has no architecture record"),
+              std::string::npos) << e.what();
+  }
+  int n = 0;  // the list is unchanged
+  ASSERT_EQ(hipGetDeviceCount(&n), hipSuccess);
+  EXPECT_EQ(n, 2);
 }
 
 TEST_F(HipCpu, ParsesEveryKernelOfTheCodeObjects) {

@@ -20,6 +20,7 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "instance uattn_gfx950_")
   message(FATAL_ERROR "the consumer did not select an instance (${rc})")
 endif()
 foreach(f include/uattn/table.hpp include/uattn/kernel/params.hpp include/uattn/kernel/config.hpp
+          include/uattn/uattn.h include/uattn/generated/args.h include/uattn/generated/args.hpp
           lib/uattn/uattn_kernels-gfx950.hipfb lib/uattn/uattn_kernels-gfx950.hipfb.stamp
           lib/cmake/uattn/uattnConfig.cmake)
   if(NOT EXISTS "${WORK}/prefix/${f}")

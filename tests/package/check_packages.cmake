@@ -46,7 +46,8 @@ set(common_files "${out}")
 set(lib "${PREFIX}/${LIBDIR}")
 string(REGEX REPLACE "^/" "" lib_rel "${lib}")
 foreach(f "usr/include/uattn/runtime.hpp" "usr/include/uattn/uattn.h" "usr/include/uattn/table.hpp"
-          "usr/include/uattn/generated/vocab.h" "${lib_rel}/libuattn.so.0" "${lib_rel}/libuattn_table.a"
+          "usr/include/uattn/generated/vocab.h" "usr/include/uattn/generated/args.h"
+          "usr/include/uattn/generated/args.hpp" "${lib_rel}/libuattn.so.0" "${lib_rel}/libuattn_table.a"
           "${lib_rel}/libuattn_validate.a" "${lib_rel}/cmake/uattn/uattnConfig.cmake" "usr/bin/uattn-explain"
           "usr/bin/uattn-inspect" "usr/share/doc/uattn/copyright" "usr/share/doc/uattn/changelog.Debian.gz")
   expect("uattn contents" "${common_files}" " \\./${f}")

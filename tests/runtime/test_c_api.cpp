@@ -171,6 +171,23 @@ TEST(CApi, NumSegmentsAboveTheBound) {
   EXPECT_STREQ(uattn_last_error_message(), "uattn: options.num_segments = -4; expected 0 (automatic) to 1024");
 }
 
+// A segment count with path 2d is a usage error (INVALID_ARGUMENT naming the
+// options), refused before a device is probed (it came back as NO_INSTANCE).
+TEST(CApi, NumSegmentsWithPath2dIsAnInvalidArgument) {
+  CRuntime r;
+  uattn::testing::ArgsFixture f;
+  uattn_args_t a = c_args(f.args);
+  const uattn_options_t opt{UATTN_PATH_2D, nullptr, 3};
+  const char* const want = "uattn: options.num_segments = 3 with options.path = 1 (2d): a segment count applies to "
+                           "the 3D (split-KV) path only; expected num_segments 0, or path 0 (auto) or 2 (3d)";
+  EXPECT_EQ(uattn_run(r.rt, &a, nullptr, 0, nullptr, &opt), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(uattn_last_error_message(), want);
+  size_t bytes = 3;
+  EXPECT_EQ(uattn_workspace_size(r.rt, &a, &opt, &bytes), UATTN_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(uattn_last_error_message(), want);
+  EXPECT_EQ(bytes, 0u);
+}
+
 // Hostile-input class 5: a truncated copy of a compressed bundle is refused at create.
 TEST(CApi, TruncatedCompressedBundleIsABundleError) {
   std::vector<uint8_t> b = {'C', 'C', 'O', 'B', 2, 0, 1, 0, 64, 0, 0, 0, 0, 16, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};

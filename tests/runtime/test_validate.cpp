@@ -686,6 +686,19 @@ TEST(SelectRefusal, OptionsOutOfRange) {
   EXPECT_EQ(options_error(o), "options.num_segments = -1; expected 0 (automatic) to 1024");
   o.num_segments = kMaxSegments;
   EXPECT_EQ(options_error(o), "");
+  // A segment count with a forced 2D path is a usage error too (it was "no instance").
+  o.num_segments = 3;
+  o.path = ForcePath::k2D;
+  const std::string two_d = "options.num_segments = 3 with options.path = 1 (2d): a segment count applies to the 3D "
+                            "(split-KV) path only; expected num_segments 0, or path 0 (auto) or 2 (3d)";
+  EXPECT_EQ(options_error(o), two_d);
+  s = select(small_problem(), o);
+  EXPECT_FALSE(s.ok);
+  EXPECT_TRUE(s.invalid);
+  EXPECT_EQ(s.error, two_d);
+  o.num_segments = 0;
+  EXPECT_EQ(options_error(o), "");
+  o.num_segments = kMaxSegments;
   for (int bad : {3, -1, 99}) {
     o.path = (ForcePath)bad;
     EXPECT_EQ(options_error(o), "options.path = " + std::to_string(bad) + "; expected 0 (auto), 1 (2d) or 2 (3d)");
@@ -742,7 +755,8 @@ TEST(ProblemBuilder, TokenSumOverflow) {
   a.head_size = 128; a.block_size = 16; a.num_q_heads = 8; a.num_kv_heads = 2;
   a.q_lens = a.kv_lens = q_lens;
   a.num_seqs = 4;
-  EXPECT_EQ(problem_args_error(a), "num_tokens = sum of q_lens = 4294967296 (4 sequences); expected <= 2147483647");
+  EXPECT_EQ(problem_args_error(a),
+            "num_tokens = sum of q_lens = 4294967296 (4 sequences); expected <= 2147483647 (kMaxTokens)");
   const ProblemDesc p = make_problem(a);
   EXPECT_EQ(p.num_tokens, -1);
   EXPECT_EQ(p.max_seqlen_q, 1 << 30);

@@ -143,8 +143,27 @@ TEST(Table, OutsideTheServedSpaceNamesWhatIsMissing) {
   s = select(p, o);
   ASSERT_FALSE(s.ok);
   EXPECT_NE(s.error.find("filter='no_such_instance*'"), std::string::npos) << s.error;
-  EXPECT_NE(s.error.find("nearest: uattn_"), std::string::npos) << s.error;
+  EXPECT_NE(s.error.find("; nearest: none: the filter admits no attention instance of gfx950"), std::string::npos)
+      << s.error;
+  // The nearest instances of a filter miss are instances the filter admits.
+  o.filter = "uattn_gfx950_3d_*";
+  o.path = ForcePath::k2D;
+  s = select(p, o);
+  ASSERT_FALSE(s.ok);
+  EXPECT_FALSE(s.invalid);
+  const size_t at = s.error.find("; nearest: ");
+  ASSERT_NE(at, std::string::npos) << s.error;
+  std::stringstream names(s.error.substr(at + 11));
+  std::string name;
+  int listed = 0;
+  while (std::getline(names, name, ',')) {
+    name.erase(0, name.find_first_not_of(' '));
+    EXPECT_EQ(name.rfind("uattn_gfx950_3d_", 0), 0u) << name << " is not admitted by the filter: " << s.error;
+    ++listed;
+  }
+  EXPECT_GE(listed, 1) << s.error;
   o.filter.clear();
+  o.path = ForcePath::kAuto;
   for (int bad_segments : {-3, kMaxSegments + 1}) {
     o.num_segments = bad_segments;
     o.path = ForcePath::k3D;
@@ -180,8 +199,13 @@ TEST(Table, ProblemBuilder) {
   EXPECT_EQ(p.max_seqlen_q, 6);
   EXPECT_EQ(p.max_seqlen_k, 41);
   EXPECT_EQ(p.features, (uint32_t)(kFeatAlibi | kFeatQQBias));
-  EXPECT_EQ(features_used(-1, 0.0f, false, false, false), 0u);
-  EXPECT_EQ(features_used(5, 1.0f, true, true, true), (uint32_t)kFeatAll);
+  EXPECT_EQ(features_used(ProblemArgs{}), 0u);  // the defaults use no feature
+  ProblemArgs all;
+  all.window_left = 5; all.softcap = 1.0f; all.alibi = all.qq_bias = all.sinks = true;
+  EXPECT_EQ(features_used(all), (uint32_t)kFeatAll);
+  all.window_left = 0;  // window W = 1: still a window
+  all.softcap = 0;
+  EXPECT_EQ(features_used(all), (uint32_t)(kFeatAll & ~kFeatSoftcap));
 }
 
 // Names come from the generated records.
@@ -389,8 +413,9 @@ TEST(Table, RequestedSegmentsAreNeverDropped) {
     o.path = ForcePath::k2D;
     Selection s = select(p, o);
     ASSERT_FALSE(s.ok);
-    EXPECT_NE(s.error.find("num_segments=7 with path 2d: a segment count applies to the 3D (split-KV) path only"),
-              std::string::npos) << s.error;
+    EXPECT_TRUE(s.invalid);  // a usage error (options_error()), not "no instance"
+    EXPECT_EQ(s.error, "options.num_segments = 7 with options.path = 1 (2d): a segment count applies to the 3D "
+                       "(split-KV) path only; expected num_segments 0, or path 0 (auto) or 2 (3d)");
     // Automatic path: without a count this problem is 2D (max_seqlen_k 100); the count asks for 3D.
     o.path = ForcePath::kAuto;
     EXPECT_EQ(select(p, SelectOptions{}).path, Path::k2D);

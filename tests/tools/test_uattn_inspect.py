@@ -254,3 +254,15 @@ def test_glob_and_budgets(tmp_path):
     bad.write_text("families:\n  - {match: 'uattn_[a]*', max_lds: 1}\n")
     with pytest.raises(SystemExit, match="not an instance-name glob"):
         ui.load_budgets(str(bad))
+
+
+def test_fifo_inputs_are_refused_without_blocking(tmp_path, capsys):
+    """A FIFO given as an input, --check file or --stamp input is refused, never waited on
+    (uattn_gen.files.read_input_file, the generator's reader; it blocked in open())."""
+    fifo = tmp_path / "k.co"
+    os.mkfifo(fifo)
+    for argv in ([str(fifo), "--no-mca"], [str(tmp_path / "none.co"), "--check", str(fifo)]):
+        assert ui.main(argv) == 2
+        assert f"uattn-inspect: {fifo}: cannot read (it is a FIFO)" in capsys.readouterr().err
+    assert ui.main([str(fifo), "--stamp"]) == 1
+    assert f"{fifo}: cannot read: it is a FIFO" in capsys.readouterr().err

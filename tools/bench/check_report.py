@@ -1,19 +1,29 @@
 #!/usr/bin/env python3
 """Checks a uattn-bench --report file against its schema (docs/bench.md, "JSON report").
 
-Usage: check_report.py REPORT [--set NAME] [--arch gfx950|gfx1030] [--backend cpu|hip] [--model]
+Usage: check_report.py REPORT [--set NAME] [--arch ARCH [--matrix FILE]...] [--backend cpu|hip] [--model]
 --model: the report of `uattn-bench --model` (the whole-launch model's fields too).
 Exit 0 when the report is well-formed and every lane passed; 1 otherwise, one line per problem.
+With --arch the device must be of that architecture record (generator/uattn_gen/model.py, plus the
+`architectures:` of each --matrix): its processor is the record's offload target, its wave size
+and LDS per workgroup the record's wave_size and lds_budget, and on the
+CPU-backed device (--backend cpu) its name and CU count are the record's reference part's.
 """
 import argparse
 import json
 import math
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generator"))
+from uattn_gen.model import ARCH_INFO  # noqa: E402  (the architecture records)
+from uattn_gen.schema import load_matrices  # noqa: E402
 
 NUM = (int, float)
 TOP = {"tool": str, "report_version": int, "device": dict, "timing": str, "set": str, "lanes": list,
        "attempts": int, "warmup": int, "rotate": int, "scale_budget": NUM, "failures": int, "scenarios": list}
-DEVICE = {"index": int, "name": str, "gcn_arch_name": str, "compute_units": int, "backend": str}
+DEVICE = {"index": int, "name": str, "gcn_arch_name": str, "compute_units": int, "wave_size": int,
+          "lds_per_workgroup": int, "backend": str}
 SCENARIO = {"scenario": str, "set": str, "dtype": str, "kv_dtype": str, "block_size": int, "head_size": int,
             "num_query_heads": int, "num_kv_heads": int, "num_seqs": int, "total_q": int, "scale_divisor": int, "seq_divisor": int,
             "bytes": NUM, "flops": NUM, "seqs_q_kv": list}
@@ -40,9 +50,21 @@ def check(doc, args):
         errs.append(f"report: tool = {doc['tool']!r}, expected 'uattn-bench'")
     if args.set and doc["set"] != args.set:
         errs.append(f"report: set = {doc['set']!r}, expected {args.set!r}")
-    if args.arch and not doc["device"].get("gcn_arch_name", "").startswith(args.arch):
-        errs.append(f"device: gcn_arch_name = {doc['device'].get('gcn_arch_name')!r}, expected {args.arch}")
     backend = doc["device"].get("backend")
+    if args.arch:
+        rec = ARCH_INFO[args.arch]
+        dev = doc["device"]
+        if str(dev.get("gcn_arch_name", "")).split(":")[0] != rec.offload_target:
+            errs.append(f"device: gcn_arch_name = {dev.get('gcn_arch_name')!r}, expected {args.arch}'s "
+                        f"processor {rec.offload_target}")
+        for key, want in (("wave_size", rec.wave_size), ("lds_per_workgroup", rec.lds_budget)):
+            if dev.get(key) != want:
+                errs.append(f"device: {key} = {dev.get(key)!r}, expected {args.arch}'s {want}")
+        if backend == "cpu" and dev.get("compute_units") != rec.reported_units:
+            errs.append(f"device: compute_units = {dev.get('compute_units')!r}, expected {args.arch}'s "
+                        f"{rec.reported_units} (CPU-backed device: the record's reference part)")
+        if backend == "cpu" and dev.get("name") != rec.product + " (CPU-backed)":
+            errs.append(f"device: name = {dev.get('name')!r}, expected {rec.product + ' (CPU-backed)'!r}")
     if args.backend and backend != args.backend:
         errs.append(f"device: backend = {backend!r}, expected {args.backend!r}")
     if not doc["scenarios"]:
@@ -139,9 +161,18 @@ def main():
     ap.add_argument("report")
     ap.add_argument("--set")
     ap.add_argument("--arch")
+    ap.add_argument("--matrix", action="append", default=[], help="a matrix declaring more architectures")
     ap.add_argument("--backend", choices=["cpu", "hip"])
     ap.add_argument("--model", action="store_true", help="check the whole-launch model's fields too")
     args = ap.parse_args()
+    diags = load_matrices(args.matrix)[1] if args.matrix else []
+    for d in diags:
+        print(d)
+    if diags:
+        return 2
+    if args.arch and args.arch not in ARCH_INFO:
+        print(f"--arch {args.arch}: expected one of {', '.join(ARCH_INFO)}")
+        return 2
     try:
         with open(args.report) as f:
             doc = json.load(f)

@@ -47,6 +47,13 @@ struct LaneResult {
   std::map<std::string, std::pair<double, double>> vs_lanes;  // max_abs, mean_abs
 };
 
+// True when a device of gcnArchName `gcn` is of architecture `arch` (its
+// record's name or offload target, uattn::arch_from_name).
+bool is_arch(const char* gcn, const std::string& arch) {
+  Arch a, want;
+  return arch_from_name(gcn, &a) && arch_from_name(arch, &want) && a == want;
+}
+
 ForcePath parse_lane(const std::string& s) {
   return s == "2d" ? ForcePath::k2D : s == "3d" ? ForcePath::k3D : ForcePath::kAuto;
 }
@@ -145,7 +152,10 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", o.warmup, "untimed launches before timing (GPU)")->check(CLI::NonNegativeNumber);
   app.add_option("--rotate", o.rotate, "input sets rotated through while timing (GPU)")->check(CLI::PositiveNumber);
   app.add_option("--report", o.report, "write every measurement to this JSON file");
-  app.add_option("--arch", o.arch, "use the first device of this architecture")->check(CLI::IsMember({"gfx950", "gfx1030"}));
+  std::vector<std::string> arch_names;  // the architecture records
+  for (Arch a : kArchs) arch_names.push_back(to_string(a));
+  app.add_option("--arch", o.arch, "use the first device of this architecture: " + arch_list())
+      ->check(CLI::IsMember(arch_names));
   app.add_option("--device", o.device, "HIP device index (default: current device, or the first of --arch)");
   app.add_option("--scale-budget", o.scale_budget,
                  "scale scenarios above this many KV-tile iterations down by a power of two (0 = full size; "
@@ -195,11 +205,8 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  // Device.
-#if UATTN_BENCH_CPU
-  // The CPU-backed device: a gfx950 and a gfx1030 unless $UATTN_HIPCPU_DEVICES says otherwise.
-  setenv("UATTN_HIPCPU_DEVICES", "gfx950:sramecc+:xnack-,gfx1030", /*overwrite=*/0);
-#endif
+  // Device. (The CPU-backed device has one device per architecture record unless
+  // $UATTN_HIPCPU_DEVICES says otherwise: tests/hipcpu/hipcpu.hpp.)
   int count = 0;
   if (const hipError_t e = hipGetDeviceCount(&count); e != hipSuccess || count == 0) {
     fprintf(stderr, "uattn-bench: no HIP device is visible (hipGetDeviceCount: %s, %d devices)%s\n",
@@ -213,7 +220,7 @@ int main(int argc, char** argv) {
     if (!o.arch.empty())
       for (int i = 0; i < count; ++i) {
         hipDeviceProp_t p;
-        if (hipGetDeviceProperties(&p, i) == hipSuccess && std::string(p.gcnArchName).rfind(o.arch, 0) == 0) {
+        if (hipGetDeviceProperties(&p, i) == hipSuccess && is_arch(p.gcnArchName, o.arch)) {
           dev = i;
           break;
         }
@@ -225,7 +232,7 @@ int main(int argc, char** argv) {
   }
   hipDeviceProp_t prop;
   (void)hipGetDeviceProperties(&prop, dev);
-  if (!o.arch.empty() && std::string(prop.gcnArchName).rfind(o.arch, 0) != 0) {
+  if (!o.arch.empty() && !is_arch(prop.gcnArchName, o.arch)) {
     fprintf(stderr, "uattn-bench: --arch %s: device %d is %s\n", o.arch.c_str(), dev, prop.gcnArchName);
     return 2;
   }
@@ -386,7 +393,8 @@ int main(int argc, char** argv) {
     json doc = {{"tool", "uattn-bench"},
                 {"report_version", 1},
                 {"device", {{"index", dev}, {"name", prop.name}, {"gcn_arch_name", prop.gcnArchName},
-                            {"compute_units", prop.multiProcessorCount},
+                            {"compute_units", prop.multiProcessorCount}, {"wave_size", prop.warpSize},
+                            {"lds_per_workgroup", prop.sharedMemPerBlock},
                             {"backend", UATTN_BENCH_CPU ? "cpu" : "hip"}}},
                 {"timing", !UATTN_BENCH_CPU ? "hip_events"
                            : o.cpu_times ? "cpu_wall: HIP events on the CPU-backed device, not GPU times"

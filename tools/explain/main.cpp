@@ -133,10 +133,12 @@ int parse_args(int argc, char** argv, Args* a) {
   uattn::SelectPolicy probe = uattn::default_policy(uattn::kArchs[0]);
   const std::string bad_policy = apply_policy(a->policy, &probe);
   if (!bad_policy.empty()) return usage(bad_policy);
-  uattn::SelectOptions probe_opt;
+  a->force = a->path == "2d" ? uattn::ForcePath::k2D : a->path == "3d" ? uattn::ForcePath::k3D : uattn::ForcePath::kAuto;
+  uattn::SelectOptions probe_opt;  // the selector's own rules (options_error), e.g. --segments with --path 2d
+  probe_opt.path = a->force;
+  probe_opt.num_segments = a->segments;
   probe_opt.policy = &probe;
   if (!uattn::options_error(probe_opt).empty()) return usage(uattn::options_error(probe_opt));
-  a->force = a->path == "2d" ? uattn::ForcePath::k2D : a->path == "3d" ? uattn::ForcePath::k3D : uattn::ForcePath::kAuto;
   return -1;
 }
 

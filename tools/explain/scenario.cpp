@@ -2,12 +2,15 @@
 #include "scenario.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
-#include <fstream>
+#include <cstdlib>
 #include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "uattn/input_file.hpp"
 
 namespace uattn::explain {
 
@@ -42,14 +45,25 @@ bool parse_seqs(const std::string& s, std::vector<std::pair<int, int>>* out, std
     const size_t c = item.find(':');
     char* e1 = nullptr;
     char* e2 = nullptr;
-    long q = 0, k = 0;
+    long long q = 0, k = 0;
     if (c != std::string::npos) {
-      q = std::strtol(item.c_str(), &e1, 10);
-      k = std::strtol(item.c_str() + c + 1, &e2, 10);
+      q = std::strtoll(item.c_str(), &e1, 10);
+      errno = 0;  // an out-of-range kv_len: ERANGE (q_len's is refused below by q_len <= kv_len)
+      k = std::strtoll(item.c_str() + c + 1, &e2, 10);
     }
-    if (c == std::string::npos || e1 != item.c_str() + c || *e2 != 0 || e2 == item.c_str() + c + 1 || q < 0 ||
-        k < q || k > (1L << 30)) {
-      *error = "--seqs entry '" + item + "': expected q_len:kv_len with 0 <= q_len <= kv_len";
+    const std::string where = "--seqs entry '" + item + "': ";
+    if (c == std::string::npos || e1 == item.c_str() || e1 != item.c_str() + c || *e2 != 0 ||
+        e2 == item.c_str() + c + 1) {
+      *error = where + "expected q_len:kv_len, two integers";
+      return false;
+    }
+    if (errno == ERANGE || k > kMaxTokens) {
+      *error = where + "kv_len = " + item.substr(c + 1) + "; expected at most " + std::to_string(kMaxTokens) +
+               " (kMaxTokens: seqused_k is int32)";
+      return false;
+    }
+    if (q < 0 || k < q) {
+      *error = where + "expected q_len:kv_len with 0 <= q_len <= kv_len";
       return false;
     }
     out->emplace_back((int)q, (int)k);
@@ -69,11 +83,16 @@ struct Ctx {
   bool bad(const std::string& what) { *error = where + ": " + what; return false; }
 };
 
-bool get_int(Ctx& c, const json& e, const char* key, int* v, bool required, int lo) {
+// Bound of the integer fields other than the sequence lengths (which take kMaxTokens).
+constexpr int64_t kMaxField = 1 << 30;
+
+bool get_int(Ctx& c, const json& e, const char* key, int* v, bool required, int lo, int64_t hi = kMaxField) {
   auto it = e.find(key);
   if (it == e.end()) return required ? c.bad(std::string("'") + key + "' is missing") : true;
-  if (!it->is_number_integer() || it->get<int64_t>() < lo || it->get<int64_t>() > (1 << 30))
-    return c.bad(std::string("'") + key + "' must be an integer >= " + std::to_string(lo) + ", not " + it->dump());
+  if (!it->is_number_integer() || (it->is_number_unsigned() && it->get<uint64_t>() > (uint64_t)hi) ||
+      it->get<int64_t>() < lo || it->get<int64_t>() > hi)
+    return c.bad(std::string("'") + key + "' must be an integer from " + std::to_string(lo) + " to " +
+                 std::to_string(hi) + (hi == kMaxTokens ? " (kMaxTokens)" : "") + ", not " + it->dump());
   *v = it->get<int>();
   return true;
 }
@@ -140,7 +159,8 @@ bool read_entry(Ctx& c, const json& e, Scenario* sc) {
       const json& q = (*s)[i];
       if (!q.is_object()) return ci.bad("expected an object {\"q_len\": .., \"kv_len\": ..}");
       int ql = 0, kl = 0;
-      if (!get_int(ci, q, "q_len", &ql, true, 0) || !get_int(ci, q, "kv_len", &kl, true, 0)) return false;
+      if (!get_int(ci, q, "q_len", &ql, true, 0, kMaxTokens) || !get_int(ci, q, "kv_len", &kl, true, 0, kMaxTokens))
+        return false;
       if (kl < ql) return ci.bad("kv_len " + std::to_string(kl) + " < q_len " + std::to_string(ql));
       sc->seqs.emplace_back(ql, kl);
     }
@@ -151,11 +171,15 @@ bool read_entry(Ctx& c, const json& e, Scenario* sc) {
 }  // namespace
 
 bool load_scenarios(const std::string& path, std::vector<Scenario>* out, std::string* error) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) { *error = path + ": cannot open (does the file exist? scenario files live in ../shared/scenarios)"; return false; }
+  std::vector<uint8_t> bytes;
+  const std::string why = read_input_file(path, kMaxScenarioFileBytes, "kMaxScenarioFileBytes", &bytes);
+  if (!why.empty()) {
+    *error = path + ": cannot open (" + why + "; scenario files live in ../shared/scenarios)";
+    return false;
+  }
   json doc;
   try {
-    doc = json::parse(f);
+    doc = json::parse(bytes);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers such as 1e400
     *error = path + ": invalid JSON: " + e.what();
     return false;

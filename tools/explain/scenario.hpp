@@ -26,8 +26,13 @@ struct Scenario {
 // The batches used when a scenario names none (models.json entries).
 std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> default_batches();
 
+// Largest scenario file load_scenarios() reads (the shared sets are a few KiB).
+constexpr uint64_t kMaxScenarioFileBytes = 64ull << 20;
+
 // Reads every entry of a scenario file ("scenarios" or "models" array). On error
-// returns false with *error naming the file, the entry and the field.
+// returns false with *error naming the file, the entry and the field; a path
+// that is not a regular file (a FIFO, a folder) is refused without reading it
+// (read_input_file()).
 bool load_scenarios(const std::string& path, std::vector<Scenario>* out, std::string* error);
 
 // A dtype name or one of its aliases (uattn/generated/vocab.hpp: "f16", "fp16",

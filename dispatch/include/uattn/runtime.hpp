@@ -150,7 +150,7 @@ class Runtime {
   // null when that is 0). Errors: kInvalidArgument, kNoDevice, kUnsupportedArch,
   // kNoInstance, kBundle, kHip (names the HIP call and its error). `opt` out of
   // its ranges (options_error(): a path outside ForcePath, num_segments above
-  // kMaxSegments) and problems the selector refuses as outside the contract
+  // kMaxSegments or given with path k2D) and problems the selector refuses as outside the contract
   // (Selection::invalid) are kInvalidArgument. A null out-parameter (here and in
   // create, create_from_buffer, plan, workspace_size) is kInvalidArgument.
   // With args.cu_seqlens_q_host / seqused_k_host / block_table_host set, the

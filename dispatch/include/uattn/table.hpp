@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "uattn/generated/args.hpp"
 #include "uattn/generated/select.hpp"
 #include "uattn/kernel/config.hpp"
 #include "uattn/kernel/params.hpp"
@@ -117,27 +118,37 @@ struct ProblemArgs {
   int num_seqs = 0;
   int num_tokens = -1;               // -1 = the sum of q_lens
   int max_seqlen_q = -1, max_seqlen_k = -1;  // -1 = the maxima of q_lens / kv_lens
-  int window_left = -1;              // -1 = no sliding window
-  float softcap = 0;                 // 0 = off
-  bool alibi = false, qq_bias = false, sinks = false;  // optional tensors given
+  // The feature switches (UATTN_FOREACH_FEATURE_ARG, uattn/generated/args.hpp):
+  // int window_left = -1 (no sliding window), float softcap = 0 (off), and for each
+  // optional tensor whether it is given: bool alibi, qq_bias, sinks = false.
+#define UATTN_FEATURE_FIELD(TYPE, NAME, ARG, DEFAULT, ROLE, FEATURE, USED) TYPE NAME = DEFAULT;
+  UATTN_FOREACH_FEATURE_ARG(UATTN_FEATURE_FIELD)
+#undef UATTN_FEATURE_FIELD
   int num_cus = 0;
   bool rows_aligned = true;          // ProblemDesc::rows_aligned
 };
-// Feature bits a call uses (SPEC.md s.1; the bits are kFeat* of vocab.hpp).
-uint32_t features_used(int window_left, float softcap, bool alibi, bool qq_bias, bool sinks);
+// Feature bits a call uses (SPEC.md s.1; the bits are kFeat* of vocab.hpp, each
+// used when its switch in `a` says so: UATTN_FOREACH_FEATURE_ARG).
+uint32_t features_used(const ProblemArgs& a);
 // The selector's view of `a`; lengths come from q_lens / kv_lens unless given.
 // The sums and maxima are taken in 64 bits; when one does not fit the int32
 // fields of ProblemDesc (or a length is negative) the field is set to -1, which
 // select() refuses: call problem_args_error() first for a message naming it.
 ProblemDesc make_problem(const ProblemArgs& a);
 // "" when make_problem(a) describes `a` exactly, else what does not fit, e.g.
-// "num_tokens = sum of q_lens = 4294967296 (4 sequences); expected <= 2147483647".
+// "num_tokens = sum of q_lens = 4294967296 (4 sequences); expected <= 2147483647 (kMaxTokens)".
 std::string problem_args_error(const ProblemArgs& a);
 
 // Largest segment count a caller may request (more segments than KV tiles is
 // allowed: the extra segments are empty). The one bound: select(), uattn-explain
 // --segments and uattn-run --segments all use it.
 constexpr int kMaxSegments = 1024;
+
+// Most tokens a call may describe: one sequence's q_len or kv_len, and the sum of
+// the q_lens (num_tokens). cu_seqlens_q and seqused_k are int32 (SPEC.md s.1).
+// The one bound: problem_args_error(), uattn-explain (--seqs and scenario
+// files) and uattn-run --seqs all use it and name it in their refusals.
+constexpr int64_t kMaxTokens = 2147483647;
 
 // CUs of a device whose HIP properties report `reported_units` in
 // hipDeviceProp_t::multiProcessorCount: on RDNA (gfx10+) HIP runs in WGP mode and
@@ -190,7 +201,8 @@ struct SelectOptions {
   const SelectPolicy* policy = nullptr;
 };
 // "" when `o` is within its ranges (path one of ForcePath, num_segments in
-// [0, kMaxSegments], every policy knob in the range its comment gives), else the refusal, e.g.
+// [0, kMaxSegments] and 0 with path k2D, every policy knob in the range its
+// comment gives), else the refusal, e.g.
 // "options.num_segments = 2000; expected 0 (automatic) to 1024".
 std::string options_error(const SelectOptions& o);
 

@@ -54,45 +54,28 @@ typedef struct uattn_tensor {
   int64_t stride[5]; /* in elements */
 } uattn_tensor_t;
 
-typedef struct uattn_args {
-  uattn_tensor_t q, k_cache, v_cache, out;
-  const int32_t* cu_seqlens_q; /* device pointers */
-  const int32_t* seqused_k;
-  const int32_t* block_table;
-  int32_t num_seqs;
-  int32_t max_blocks_per_seq;  /* columns of block_table in use */
-  int64_t block_table_stride;  /* row stride of block_table, elements */
-  int32_t max_seqlen_q;        /* host-known bounds of q_len and seqused_k */
-  int32_t max_seqlen_k;
-  float softmax_scale;
-  int32_t window_left;         /* -1 = no sliding window; window W -> W - 1 */
-  float softcap;               /* 0 = off */
-  float k_scale, v_scale;      /* fp8 KV dequantisation; 1 otherwise */
-  const float* alibi_slopes;   /* [Hq] or NULL */
-  const float* qq_bias;        /* [max_seqlen_q, qq_bias_stride] or NULL */
-  int32_t qq_bias_stride;
-  const float* sinks;          /* [Hq] or NULL */
-  float output_scale;          /* fp8 out only; 1 otherwise */
-  /* Optional host copies of the index arrays (same contents as the device arrays;
-   * all three or none). When given, uattn_run checks them (uattn_validate_indices)
-   * before launching anything: UATTN_ERR_INVALID_ARGUMENT on a violation. */
-  const int32_t* cu_seqlens_q_host; /* [num_seqs + 1] */
-  const int32_t* seqused_k_host;    /* [num_seqs] */
-  const int32_t* block_table_host;  /* [num_seqs, block_table_stride] */
-  /* Checked launch: device memory of UATTN_INDEX_STATUS_BYTES (4-byte aligned), or
-   * NULL. When given, uattn_run first launches a kernel that checks the device
-   * index arrays against the rules of uattn_validate_indices; on a violation every
-   * attention/reduce workgroup exits without reading an index or writing out, and
-   * uattn_run (which then waits for the stream: synchronous) returns
-   * UATTN_ERR_INVALID_INDEX naming the first violation. */
-  uint32_t* index_status;
-} uattn_args_t;
+/* The arguments of one call: uattn_args_t, generated from the argument schema
+ * (generator/uattn_gen/args.py) into uattn/generated/args.h, which lists every
+ * field, in order, with its shape, dtype and meaning (the field order is the
+ * ABI: fields are only ever appended). uattn_args_init gives the defaults.
+ * Optional host copies of the index arrays (*_host: same contents as the device
+ * arrays; all three or none). When given, uattn_run checks them
+ * (uattn_validate_indices) before launching anything: UATTN_ERR_INVALID_ARGUMENT
+ * on a violation.
+ * Checked launch (index_status): device memory of UATTN_INDEX_STATUS_BYTES (4-byte
+ * aligned), or NULL. When given, uattn_run first launches a kernel that checks the
+ * device index arrays against the rules of uattn_validate_indices; on a violation
+ * every attention/reduce workgroup exits without reading an index or writing out,
+ * and uattn_run (which then waits for the stream: synchronous) returns
+ * UATTN_ERR_INVALID_INDEX naming the first violation. */
+#include "uattn/generated/args.h"
 
 /* Selection options; pass NULL for the defaults (automatic path, every instance). */
 typedef struct uattn_options {
   int32_t path;         /* uattn_path_t */
   const char* filter;   /* glob over instance names ('*', '?'); NULL or "" = all */
-  int32_t num_segments; /* 3D only; 0 = chosen by the selector, else 1..1024; outside: INVALID_ARGUMENT */
+  int32_t num_segments; /* 3D only; 0 = chosen by the selector, else 1..1024; outside, or > 0 with
+                           UATTN_PATH_2D: INVALID_ARGUMENT */
 } uattn_options_t;
 
 typedef struct uattn_runtime uattn_runtime_t;

@@ -16,6 +16,7 @@
 
 #include <string>
 
+#include "uattn/generated/args.hpp"
 #include "uattn/table.hpp"
 #include "uattn/uattn.h"
 
@@ -48,38 +49,29 @@ struct TensorDesc {
   int64_t stride[5] = {0, 0, 0, 0, 0};  // in elements
 };
 
+// Every argument of a call: the fields of uattn_args_t (uattn.h), in the same
+// order and under the same names, with uattn::TensorDesc for the tensors. The
+// list, with each field's shape, dtype and default, is the argument schema
+// (generator/uattn_gen/args.py, emitted as UATTN_FOREACH_ARG in
+// uattn/generated/args.hpp). Of note:
+// - block_table_stride >= max_blocks_per_seq (the columns in use); max_seqlen_q /
+//   max_seqlen_k are host-known bounds (as vLLM passes them).
+// - cu_seqlens_q_host, seqused_k_host, block_table_host: optional host copies of
+//   the index arrays (the same contents as the device arrays; serving engines
+//   such as vLLM keep them). Give all three or none: when given, Runtime::run()
+//   checks them with validate_indices() before anything is launched
+//   (kInvalidArgument on a violation).
+// - index_status: checked launch: device memory of kIndexStatusBytes (4-byte
+//   aligned), or null for an unchecked launch. When given, Runtime::run()
+//   launches the index-array check kernel first; every attention/reduce
+//   workgroup exits when it finds a violation, so nothing is written and no
+//   invalid index is dereferenced. run() then reads the status back
+//   synchronously (it waits for the stream) and returns kInvalidIndex naming
+//   the first violation.
 struct AttentionArgs {
-  TensorDesc q, k_cache, v_cache, out;  // q/out [num_tokens, Hq, D]; caches [num_blocks, block_size, Hkv, D]
-  const int32_t* cu_seqlens_q = nullptr;  // device pointers
-  const int32_t* seqused_k = nullptr;
-  const int32_t* block_table = nullptr;
-  int num_seqs = 0;
-  int64_t block_table_stride = 0;         // row stride of block_table, elements (>= max_blocks_per_seq)
-  int max_blocks_per_seq = 0;             // columns of block_table in use
-  int max_seqlen_q = 0, max_seqlen_k = 0; // host-known bounds (as vLLM passes them)
-  float softmax_scale = 0;
-  int window_left = -1;                   // -1: no window; a model window W is W - 1
-  float softcap = 0;                      // 0: off
-  float k_scale = 1, v_scale = 1;         // fp8 KV dequantisation; exactly 1 for f16/bf16 KV
-  const float* alibi_slopes = nullptr;    // [Hq]
-  const float* qq_bias = nullptr;         // [max_seqlen_q, qq_bias_stride]
-  int qq_bias_stride = 0;
-  const float* sinks = nullptr;           // [Hq]
-  float output_scale = 1;                 // fp8 out only; exactly 1 otherwise
-  // Optional host copies of the index arrays (the same contents as the device
-  // arrays above; serving engines such as vLLM keep them). Give all three or
-  // none: when given, Runtime::run() checks them with validate_indices() before
-  // anything is launched (kInvalidArgument on a violation).
-  const int32_t* cu_seqlens_q_host = nullptr;  // [num_seqs + 1]
-  const int32_t* seqused_k_host = nullptr;     // [num_seqs]
-  const int32_t* block_table_host = nullptr;   // [num_seqs, block_table_stride]
-  // Checked launch: device memory of kIndexStatusBytes (4-byte aligned), or
-  // null for an unchecked launch. When given, Runtime::run() launches the
-  // index-array check kernel first; every attention/reduce workgroup exits when
-  // it finds a violation, so nothing is written and no invalid index is
-  // dereferenced. run() then reads the status back synchronously (it waits for
-  // the stream) and returns kInvalidIndex naming the first violation.
-  uint32_t* index_status = nullptr;
+#define UATTN_ARG_FIELD(C_TYPE, CPP_TYPE, NAME, DEFAULT) CPP_TYPE NAME = DEFAULT;
+  UATTN_FOREACH_ARG(UATTN_ARG_FIELD)
+#undef UATTN_ARG_FIELD
 };
 
 // Bytes of the checked-launch status buffer (AttentionArgs::index_status):

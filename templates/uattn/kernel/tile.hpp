@@ -46,5 +46,8 @@ struct TileConfig {
 
 // The tile record of instance NAME (the fields of uattn::TileConfig in order, as
 // the generator writes them): a constant NAME##_tile at namespace scope, the
-// body's template argument (instance files, tile_records.inc).
-#define UATTN_TILE_RECORD(NAME, ...) static constexpr ::uattn::TileConfig NAME##_tile = {__VA_ARGS__};
+// body's template argument (instance files, tile_records.inc). An inline
+// variable, so of external linkage: the body's member functions stay
+// linkonce_odr as with integer template arguments (a `static` record gives them
+// internal linkage, which changes LLVM's inlining decisions and the code).
+#define UATTN_TILE_RECORD(NAME, ...) inline constexpr ::uattn::TileConfig NAME##_tile = {__VA_ARGS__};

@@ -22,10 +22,12 @@ constexpr char kBundleMagic[] = "__CLANG_OFFLOAD_BUNDLE__";
 constexpr size_t kBundleMagicLen = sizeof(kBundleMagic) - 1;
 
 struct Mach { uint32_t value; const char* name; };
-// The EF_AMDGPU_MACH values of the processors uattn builds for (plus neighbours,
-// so a wrong-architecture image is named in the refusal).
-constexpr Mach kMachs[] = {{0x2f, "gfx908"}, {0x30, "gfx90a"}, {0x36, "gfx1030"}, {0x41, "gfx1100"},
-                           {0x4c, "gfx942"}, {0x4f, "gfx950"}, {0x4e, "gfx1201"}};
+// The EF_AMDGPU_MACH values (LLVM AMDGPUUsage, "AMDGPU ELF Header") of the
+// processors of the ISAs the emulator runs (gfx950; the RDNA2 ISA of gfx1030-gfx1032)
+// plus neighbours, so a wrong-architecture image is named in the refusal.
+constexpr Mach kMachs[] = {{0x2f, "gfx908"}, {0x30, "gfx90a"}, {0x36, "gfx1030"}, {0x37, "gfx1031"},
+                           {0x38, "gfx1032"}, {0x41, "gfx1100"}, {0x4c, "gfx942"}, {0x4f, "gfx950"},
+                           {0x4e, "gfx1201"}};
 
 const char* mach_name(uint32_t m) {
   for (const Mach& x : kMachs)

@@ -20,8 +20,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -30,6 +28,8 @@
 #include "machine.hpp"
 #include "uattn/emu/code_object.hpp"
 #include "uattn/emu/emu.hpp"
+#include "uattn/input_file.hpp"
+#include "uattn/runtime.hpp"  // kMaxBundleBytes
 
 #ifndef UATTN_EMU_OBJDUMP
 #define UATTN_EMU_OBJDUMP "llvm-objdump-21"
@@ -216,9 +216,12 @@ class CodeObjectImpl final : public CodeObject {
     const codeobj::LoadResult r = codeobj::parse_code_object(elf_.data(), elf_.size(), &meta_);
     if (r.error != codeobj::LoadError::kNone) throw std::runtime_error("uattn-emu: " + r.message);
     proc_ = meta_.processor;
-    if (proc_ == "gfx950") gen_ = Gen::kGfx9;
-    else if (proc_ == "gfx1030") gen_ = Gen::kGfx10;
-    else throw std::runtime_error("uattn-emu: processor " + proc_ + ": expected gfx950 or gfx1030");
+    if (std::find(processors().begin(), processors().end(), proc_) == processors().end()) {
+      std::string known;
+      for (const std::string& p : processors()) known += (known.empty() ? "" : ", ") + p;
+      throw std::runtime_error("uattn-emu: processor " + proc_ + ": expected one of " + known);
+    }
+    gen_ = proc_.rfind("gfx9", 0) == 0 ? Gen::kGfx9 : Gen::kGfx10;
     const Elf e(elf_);
     for (const codeobj::KernelInfo& k : meta_.kernels) {
       auto it = e.syms.find(k.symbol);
@@ -726,9 +729,9 @@ std::shared_ptr<CodeObject> CodeObject::load(const std::vector<uint8_t>& elf) {
 }
 
 std::shared_ptr<CodeObject> CodeObject::load_file(const std::string& path, const std::string& processor) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("uattn-emu: cannot open " + path);
-  std::vector<uint8_t> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> b;
+  const std::string why = read_input_file(path, kMaxBundleBytes, "kMaxBundleBytes", &b);
+  if (!why.empty()) throw std::runtime_error("uattn-emu: cannot open " + path + " (" + why + ")");
   if (b.size() >= 4 && memcmp(b.data(), ELFMAG, SELFMAG) == 0) {
     auto co = load(b);
     if (!processor.empty() && co->processor() != processor)
@@ -743,6 +746,11 @@ std::shared_ptr<CodeObject> CodeObject::load_file(const std::string& path, const
   const codeobj::LoadResult r = codeobj::load_image(b.data(), codeobj::parse_target_id(processor), &meta, &elf);
   if (r.error != codeobj::LoadError::kNone) throw std::runtime_error("uattn-emu: " + path + ": " + r.message);
   return load(elf);
+}
+
+const std::vector<std::string>& processors() {
+  static const std::vector<std::string> p = {"gfx950", "gfx1030", "gfx1031", "gfx1032"};
+  return p;
 }
 
 }  // namespace uattn::emu

@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
   auto* census = app.add_subcommand("census", "static opcode counts of a code object");
   for (CLI::App* s : {kernels, coverage, census}) {
     s->add_option("files", files, "code object (.co / .hsaco) or offload bundle (.hipfb)")->required()->check(CLI::ExistingFile);
-    s->add_option("--arch", arch, "the bundle entry to take: gfx950 or gfx1030")->check(CLI::IsMember({"gfx950", "gfx1030"}));
+    s->add_option("--arch", arch, "the bundle entry to take: a processor the emulator runs")
+        ->check(CLI::IsMember(uattn::emu::processors()));
   }
   try {
     app.parse(argc, argv);

@@ -150,16 +150,23 @@ struct LaunchResult {
   std::vector<Executed> executed;
 };
 
+// The processors whose ISA the emulator runs: gfx950 (CDNA4) and gfx1030-gfx1032,
+// which share the RDNA2 ISA (LLVM's gfx10-3-generic target). A code object for
+// another processor is refused by CodeObject::load.
+const std::vector<std::string>& processors();
+
 class CodeObject {
  public:
   // `elf`: one AMDGPU ELF code object. Throws std::runtime_error naming what is
   // wrong (not an AMDGPU ELF, no kernel descriptors, disassembler missing).
   static std::shared_ptr<CodeObject> load(const std::vector<uint8_t>& elf);
   // `path`: an ELF code object (.co / .hsaco), or an offload bundle (plain or
-  // compressed) from which the code object for `processor` is taken.
+  // compressed) from which the code object for `processor` is taken. Read with
+  // read_input_file() (uattn/input_file.hpp): a FIFO, a folder or a file above
+  // kMaxBundleBytes is refused, naming the path and why.
   static std::shared_ptr<CodeObject> load_file(const std::string& path, const std::string& processor = "");
   virtual ~CodeObject() = default;
-  virtual const std::string& processor() const = 0;  // "gfx950", "gfx1030"
+  virtual const std::string& processor() const = 0;  // one of processors()
   virtual std::vector<std::string> kernels() const = 0;
   virtual const KernelDesc* kernel(const std::string& name) const = 0;
   virtual LaunchResult launch(const LaunchRequest& req) const = 0;
