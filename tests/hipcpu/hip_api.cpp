@@ -64,6 +64,7 @@ std::mutex g_mu;  // devices, streams, allocations, modules
 std::vector<Device> g_devices;
 bool g_devices_set = false;
 std::mutex g_exec_mu;  // one kernel at a time on the CPU engine (engine.hpp: "run one launch at a time")
+uattn::hipcpu::IsaHook g_isa_hook;  // guarded by g_exec_mu (set_isa_hook)
 std::vector<LaunchRecord> g_launches;
 std::string g_fault;
 thread_local int t_device = 0;
@@ -857,6 +858,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsi
         rq.kernarg.assign(kernarg.begin(), kernarg.begin() + explicit_size);
         rq.valid = live.callback();
         std::lock_guard<std::mutex> g(g_exec_mu);
+        if (g_isa_hook) g_isa_hook(*co, rq);
         r = co->launch(rq);
       } else {
         r.ok = false;
@@ -914,6 +916,10 @@ std::vector<DeviceConfig> devices() {
 }
 
 void set_engine(Engine e) { g_engine.store(e == Engine::kIsa ? 1 : 0); }
+void set_isa_hook(IsaHook hook) {
+  std::lock_guard<std::mutex> g(g_exec_mu);
+  g_isa_hook = std::move(hook);
+}
 Engine engine() { return isa_engine() ? Engine::kIsa : Engine::kTwin; }
 
 std::vector<LaunchRecord> launches() {

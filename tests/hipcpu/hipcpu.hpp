@@ -10,8 +10,11 @@
 #pragma once
 #include <stdint.h>
 
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "uattn/emu/emu.hpp"
 
 namespace uattn::hipcpu {
 
@@ -40,6 +43,12 @@ std::vector<DeviceConfig> devices();
 enum class Engine { kTwin, kIsa };
 void set_engine(Engine e);
 Engine engine();
+
+// ISA engine: called before each code-object launch with the emulator's
+// request, which it may change (e.g. to trace the launch for uattn-bench
+// --model); launches run one at a time. Null (the default): none.
+using IsaHook = std::function<void(const uattn::emu::CodeObject& co, uattn::emu::LaunchRequest& rq)>;
+void set_isa_hook(IsaHook hook);
 
 // One line per kernel launch executed (in execution order): for tests.
 struct LaunchRecord {

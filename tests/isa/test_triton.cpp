@@ -101,210 +101,18 @@
 
 #include "problem.hpp"
 #include "run.hpp"
+#include "triton_launch.hpp"
 #include "uattn/emu/emu.hpp"
+#include "uattn/model/model.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using uattn::DType;
+using namespace uattn::triton;
 
 const std::string kDir = UATTN_TRITON_DIR;
-
-// ---------------------------------------------------------------------------
-// Host buffers the test adds (workspaces, the re-laid-out block table, ...):
-// 64-byte aligned, registered as valid global memory.
-
-struct HostBuf {
-  void* ptr = nullptr;
-  size_t bytes = 0;
-  HostBuf() = default;
-  explicit HostBuf(size_t n) : bytes(n) {
-    ptr = std::aligned_alloc(64, std::max<size_t>(64, (n + 63) / 64 * 64));
-    if (!ptr) throw std::bad_alloc();
-  }
-  HostBuf(const HostBuf&) = delete;
-  HostBuf& operator=(const HostBuf&) = delete;
-  HostBuf(HostBuf&& o) noexcept : ptr(std::exchange(o.ptr, nullptr)), bytes(std::exchange(o.bytes, 0)) {}
-  HostBuf& operator=(HostBuf&& o) noexcept {
-    std::swap(ptr, o.ptr);
-    std::swap(bytes, o.bytes);
-    return *this;
-  }
-  ~HostBuf() { std::free(ptr); }
-  template <class T>
-  T* as() const { return static_cast<T*>(ptr); }
-  uint64_t addr() const { return reinterpret_cast<uintptr_t>(ptr); }
-};
-
-void fill_f32_nan(const HostBuf& b) {
-  const uint32_t nan = 0x7FC00000u;
-  for (size_t i = 0; i < b.bytes / 4; ++i) std::memcpy(b.as<char>() + 4 * i, &nan, 4);
-}
-
-// Valid global memory (emu::RangeSet): the non-empty buffers a launch may touch.
-struct ValidRanges {
-  uattn::emu::RangeSet set;
-  void add(const void* p, size_t bytes) {
-    if (p && bytes) set.add(reinterpret_cast<uintptr_t>(p), bytes);
-  }
-};
-
-// ---------------------------------------------------------------------------
-// The JSON beside each code object.
-
-json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  return json::parse(in);
-}
-
-const json* find_arg(const json& meta, const std::string& name) {
-  for (const json& a : meta.at("arguments"))
-    if (a.at("name") == name) return &a;
-  return nullptr;
-}
-
-// The compiled-in value of constexpr parameter `name` (throws when it is not one).
-json constexpr_value(const json& meta, const std::string& name) {
-  const json* a = find_arg(meta, name);
-  if (!a || a->at("type") != "constexpr")
-    throw std::runtime_error(meta.value("file_base", "?") + ": " + name + " is not a constexpr argument");
-  return a->at("constexpr_value");
-}
-
-bool divisible_by_16(const json& arg) {
-  if (!arg.contains("attrs")) return false;
-  for (const json& at : arg.at("attrs"))
-    if (at.at(0) == "tt.divisibility" && at.at(1).get<int>() % 16 == 0) return true;
-  return false;
-}
-
-struct Kernel {
-  std::string base;  // file base
-  json meta;
-  std::shared_ptr<uattn::emu::CodeObject> co;
-};
-
-Kernel load_kernel(const std::string& base) {
-  Kernel k;
-  k.base = base;
-  k.meta = read_json(kDir + "/" + base + ".json");
-  k.co = uattn::emu::CodeObject::load_file(kDir + "/" + base + ".hsaco");
-  return k;
-}
-
-// One configuration, from <cfg>_attn2d.json (constexprs) and its geometry.problem.
-struct Config {
-  std::string name, arch;
-  DType dtype = DType::f16;
-  int head_size = 0, head_size_padded = 0, block_size = 0, hq = 0, hkv = 0;
-  int window = 0;  // model window W (SLIDING_WINDOW), 0 = off
-  float softcap = 0;
-  bool alibi = false, qq_bias = false, sinks = false;
-  int qq_bias_stride = 0;
-};
-
-Config config_from(const std::string& name, const json& m2d) {
-  Config c;
-  c.name = name;
-  c.arch = m2d.at("arch");
-  const json& prob = m2d.at("geometry").at("problem");
-  const std::string dt = prob.at("dtype");
-  if (dt == "torch.float16") c.dtype = DType::f16;
-  else if (dt == "torch.bfloat16") c.dtype = DType::bf16;
-  else throw std::runtime_error(name + ": dtype " + dt + " is not f16 / bf16");
-  c.head_size = constexpr_value(m2d, "HEAD_SIZE").get<int>();
-  c.head_size_padded = constexpr_value(m2d, "HEAD_SIZE_PADDED").get<int>();
-  c.block_size = constexpr_value(m2d, "BLOCK_SIZE").get<int>();
-  c.hq = constexpr_value(m2d, "num_query_heads").get<int>();
-  c.hkv = c.hq / constexpr_value(m2d, "num_queries_per_kv").get<int>();
-  c.window = constexpr_value(m2d, "SLIDING_WINDOW").get<int>();
-  c.alibi = constexpr_value(m2d, "USE_ALIBI_SLOPES").get<bool>();
-  c.qq_bias = constexpr_value(m2d, "USE_QQ_BIAS").get<bool>();
-  c.sinks = constexpr_value(m2d, "USE_SINKS").get<bool>();
-  if (constexpr_value(m2d, "USE_SOFTCAP").get<bool>()) {
-    c.softcap = prob.value("softcap", 0.0f);
-    if (!(c.softcap > 0)) throw std::runtime_error(name + ": USE_SOFTCAP without a softcap value in geometry.problem");
-  }
-  if (c.qq_bias) {
-    if (!prob.contains("qq_bias_stride_0") || !prob.at("qq_bias_stride_0").is_number())
-      throw std::runtime_error(name + ": USE_QQ_BIAS without geometry.problem.qq_bias_stride_0");
-    c.qq_bias_stride = prob.at("qq_bias_stride_0").get<int>();
-  }
-  // The geometry's own record of the problem must agree with the constexprs.
-  if (prob.at("head_size").get<int>() != c.head_size || prob.at("block_size").get<int>() != c.block_size ||
-      prob.at("num_query_heads").get<int>() != c.hq || prob.at("num_kv_heads").get<int>() != c.hkv ||
-      prob.value("window", 0) != c.window)
-    throw std::runtime_error(name + ": geometry.problem disagrees with the constexpr arguments");
-  return c;
-}
-
-// ---------------------------------------------------------------------------
-// Kernel arguments.
-
-struct ArgVal {
-  enum Kind { kPtr, kI64, kI32, kF32 } kind = kPtr;
-  uint64_t bits = 0;
-};
-ArgVal ptr(const void* p) { return {ArgVal::kPtr, (uint64_t)reinterpret_cast<uintptr_t>(p)}; }
-ArgVal i64(int64_t v) { return {ArgVal::kI64, (uint64_t)v}; }
-ArgVal i32(int32_t v) { return {ArgVal::kI32, (uint64_t)(uint32_t)v}; }
-ArgVal f32(float v) {
-  uint32_t b;
-  std::memcpy(&b, &v, 4);
-  return {ArgVal::kF32, b};
-}
-
-// The explicit kernarg bytes of `k` from its kernarg_abi; every Triton parameter
-// in it must be in `vals`. Checks the value against the parameter's type and its
-// tt.divisibility specialisation. Errors are returned as text ("" = fine).
-std::string build_kernarg(const Kernel& k, const std::map<std::string, ArgVal>& vals, std::vector<uint8_t>* out) {
-  const json& abi = k.meta.at("kernarg_abi");
-  size_t end = 0;
-  for (const json& e : abi) end = std::max<size_t>(end, e.at("offset").get<size_t>() + e.at("size").get<size_t>());
-  out->assign(end, 0);
-  std::set<std::string> used;
-  for (const json& e : abi) {
-    const size_t off = e.at("offset").get<size_t>(), size = e.at("size").get<size_t>();
-    const std::string param = e.value("triton_param", "");
-    if (param.rfind("(added by Triton", 0) == 0) {  // global / profile scratch: size 0 here, null
-      if (size != 8) return k.base + ": Triton scratch pointer of " + std::to_string(size) + " bytes";
-      continue;
-    }
-    auto it = vals.find(param);
-    if (it == vals.end()) return k.base + ": no value for kernel argument '" + param + "'";
-    used.insert(param);
-    const std::string type = e.value("triton_type", "");
-    const ArgVal v = it->second;
-    const bool ok_type = (type[0] == '*' && v.kind == ArgVal::kPtr && size == 8) ||
-                         (type == "i64" && v.kind == ArgVal::kI64 && size == 8) ||
-                         (type == "i32" && v.kind == ArgVal::kI32 && size == 4) ||
-                         (type == "fp32" && v.kind == ArgVal::kF32 && size == 4);
-    if (!ok_type) return k.base + ": argument '" + param + "' has type " + type + " / " + std::to_string(size) + " bytes";
-    const json* a = find_arg(k.meta, param);
-    if (!a) return k.base + ": '" + param + "' is in kernarg_abi but not in arguments";
-    if (divisible_by_16(*a) && v.bits % 16 != 0)
-      return k.base + ": '" + param + "' = " + std::to_string((int64_t)v.bits) +
-             " breaks the tt.divisibility 16 the code object was specialised on";
-    if (off + size > out->size()) return k.base + ": kernarg_abi entry past the end";
-    std::memcpy(out->data() + off, &v.bits, size);  // little endian: the low `size` bytes
-  }
-  // Every non-constexpr Triton parameter must have been passed.
-  for (const json& a : k.meta.at("arguments"))
-    if (a.value("in_kernel_abi", false) && !used.count(a.at("name").get<std::string>()))
-      return k.base + ": argument '" + a.at("name").get<std::string>() + "' is not in kernarg_abi";
-  // The emulator wants exactly the explicit part of the metadata's .args.
-  const uattn::emu::KernelDesc* d = k.co->kernel(k.meta.at("kernel_name").get<std::string>());
-  if (!d) return k.base + ": kernel " + k.meta.at("kernel_name").get<std::string>() + " not in the code object";
-  size_t explicit_end = 0;
-  for (const auto& a : d->args)
-    if (a.value_kind.rfind("hidden_", 0) != 0) explicit_end = std::max<size_t>(explicit_end, a.offset + a.size);
-  if (explicit_end != end)
-    return k.base + ": kernarg_abi ends at " + std::to_string(end) + ", the code object's explicit .args at " +
-           std::to_string(explicit_end);
-  return "";
-}
 
 struct LaunchStats {
   double seconds = 0;
@@ -316,16 +124,11 @@ struct LaunchStats {
 bool launch(const Kernel& k, const uint32_t grid[3], const std::map<std::string, ArgVal>& vals,
             const ValidRanges& valid, const std::string& what, LaunchStats* stats) {
   uattn::emu::LaunchRequest rq;
-  rq.kernel = k.meta.at("kernel_name").get<std::string>();
-  for (int i = 0; i < 3; ++i) rq.grid[i] = grid[i];
-  rq.block = k.meta.at("workgroup_threads").get<uint32_t>();
-  rq.dynamic_lds = k.meta.at("shared_bytes").get<uint32_t>();
-  const std::string err = build_kernarg(k, vals, &rq.kernarg);
+  const std::string err = make_request(k, grid, vals, valid, &rq);
   if (!err.empty()) {
     ADD_FAILURE() << what << ": " << err;
     return false;
   }
-  rq.valid = valid.set.callback();
   const uattn::emu::LaunchResult r = k.co->launch(rq);
   stats->seconds += r.seconds;
   stats->wave_instructions += r.wave_instructions;
@@ -338,125 +141,6 @@ bool launch(const Kernel& k, const uint32_t grid[3], const std::map<std::string,
     return false;
   }
   return true;
-}
-
-// ---------------------------------------------------------------------------
-// One problem through one path.
-
-struct ProblemRun {
-  std::unique_ptr<uattn::testing::Problem> prob;
-  HostBuf block_table;  // row stride a multiple of 16, long enough for the tile-rounded reads
-  HostBuf qq_bias;      // rows up to the q-block rounding
-  HostBuf k_scale, v_scale;
-  ValidRanges valid;
-  std::map<std::string, ArgVal> vals;  // kernel_unified_attention's arguments, 2D
-};
-
-int round_up(int64_t x, int64_t m) { return (int)((x + m - 1) / m * m); }
-
-// Builds the problem and the argument values vLLM's wrapper would pass.
-// `tile`, `block_q`: the largest TILE_SIZE / BLOCK_Q of the kernels it will meet.
-std::unique_ptr<ProblemRun> prepare(const Config& c, const std::vector<std::pair<int, int>>& seqs, uint64_t seed,
-                                    bool kv_combined, int tile, int block_q) {
-  auto run = std::make_unique<ProblemRun>();
-  uattn::testing::ProblemSpec s;
-  s.q_dtype = s.kv_dtype = s.out_dtype = c.dtype;
-  s.head_size = c.head_size;
-  s.block_size = c.block_size;
-  s.num_q_heads = c.hq;
-  s.num_kv_heads = c.hkv;
-  s.seqs = seqs;
-  s.window = c.window;
-  s.softcap = c.softcap;
-  s.alibi = c.alibi;
-  s.qq_bias = c.qq_bias;
-  s.qq_bias_stride = c.qq_bias_stride;
-  s.sinks = c.sinks;
-  s.seed = seed;
-  s.head_pad = 0;
-  s.kv_layout = 0;  // [num_blocks, block_size, Hkv, D]
-  s.kv_view_of_combined = kv_combined;
-  run->prob = uattn::testing::make_problem(s);
-  uattn::testing::Problem& P = *run->prob;
-  uattn::AttnParams& p = P.params;
-
-  // Block table: vLLM's [num_seqs, max_blocks] with a stride divisible by 16 and
-  // room for the unmasked block-table load of the last tile (up to the length
-  // rounded up to TILE_SIZE).
-  int64_t need = p.block_table_stride;
-  for (int i = 0; i < p.num_seqs; ++i)
-    need = std::max<int64_t>(need, (round_up(p.seqused_k[i], tile) + c.block_size - 1) / c.block_size);
-  const int64_t bt_stride = round_up(need, 16);
-  run->block_table = HostBuf(sizeof(int32_t) * (size_t)std::max(1, p.num_seqs) * bt_stride);
-  int32_t* bt = run->block_table.as<int32_t>();
-  for (int i = 0; i < p.num_seqs; ++i)
-    for (int64_t b = 0; b < bt_stride; ++b)
-      bt[i * bt_stride + b] = b < p.block_table_stride ? p.block_table[i * p.block_table_stride + b]
-                                                       : ((b & 1) ? -1 : 0x7fffffff);  // garbage, as the builder's
-  p.block_table = bt;
-  p.block_table_stride = bt_stride;
-
-  // qq_bias: [rows, stride] with rows covering every query position of a q block.
-  if (c.qq_bias) {
-    const int rows = P.max_seqlen_q > 0 ? P.max_seqlen_q : 1;
-    const int rows_padded = round_up(rows, block_q);
-    run->qq_bias = HostBuf(sizeof(float) * (size_t)rows_padded * p.qq_bias_stride);
-    fill_f32_nan(run->qq_bias);
-    std::memcpy(run->qq_bias.ptr, p.qq_bias, sizeof(float) * (size_t)rows * p.qq_bias_stride);
-    p.qq_bias = run->qq_bias.as<float>();
-  }
-
-  run->k_scale = HostBuf(4);
-  run->v_scale = HostBuf(4);
-  *run->k_scale.as<float>() = 1.0f;
-  *run->v_scale.as<float>() = 1.0f;
-
-  // Valid memory: the problem's buffers, the test's own.
-  for (const uattn::testing::Buffer* b : {&P.q, &P.k_cache, &P.v_cache, &P.kv_cache, &P.out, &P.cu_seqlens_q,
-                                          &P.seqused_k, &P.block_table, &P.alibi_slopes, &P.qq_bias, &P.sinks})
-    run->valid.add(b->ptr, b->bytes);
-  run->valid.add(run->block_table.ptr, run->block_table.bytes);
-  run->valid.add(run->qq_bias.ptr, run->qq_bias.bytes);
-  run->valid.add(run->k_scale.ptr, 4);
-  run->valid.add(run->v_scale.ptr, 4);
-
-  auto& v = run->vals;
-  v["output_ptr"] = ptr(p.out);
-  v["segm_output_ptr"] = v["segm_max_ptr"] = v["segm_expsum_ptr"] = ptr(p.out);  // 2D: out (vLLM)
-  v["query_ptr"] = ptr(p.q);
-  v["key_cache_ptr"] = ptr(p.k_cache);
-  v["value_cache_ptr"] = ptr(p.v_cache);
-  v["sink_ptr"] = ptr(p.sinks);
-  v["block_tables_ptr"] = ptr(p.block_table);
-  v["seq_lens_ptr"] = ptr(p.seqused_k);
-  v["alibi_slopes_ptr"] = ptr(p.alibi_slopes);
-  v["qq_bias_ptr"] = ptr(p.qq_bias);
-  v["k_scale_cache_ptr"] = ptr(p.k_cache);  // dead at KV_QUANT_MODE 0
-  v["v_scale_cache_ptr"] = ptr(p.v_cache);
-  v["scale"] = f32(p.softmax_scale);
-  v["k_scale"] = ptr(run->k_scale.ptr);
-  v["v_scale"] = ptr(run->v_scale.ptr);
-  v["out_scale"] = f32(1.0f);
-  v["softcap"] = f32(p.softcap);
-  v["block_table_stride"] = i64(p.block_table_stride);
-  v["query_stride_0"] = i64(p.q_stride_token);
-  v["query_stride_1"] = i64(p.q_stride_head);
-  v["output_stride_0"] = i64(p.o_stride_token);
-  v["output_stride_1"] = i64(p.o_stride_head);
-  v["qq_bias_stride_0"] = i64(c.qq_bias ? p.qq_bias_stride : 0);
-  v["stride_k_cache_0"] = i64(p.k_stride_block);
-  v["stride_k_cache_1"] = i64(p.k_stride_slot);
-  v["stride_k_cache_2"] = i64(p.k_stride_head);
-  v["stride_v_cache_0"] = i64(p.v_stride_block);
-  v["stride_v_cache_1"] = i64(p.v_stride_slot);
-  v["stride_v_cache_2"] = i64(p.v_stride_head);
-  for (const char* n : {"stride_ks_blk", "stride_ks_slot", "stride_ks_head", "stride_vs_blk", "stride_vs_slot",
-                        "stride_vs_head"})
-    v[n] = i64(0);
-  v["query_start_len_ptr"] = ptr(p.cu_seqlens_q);
-  v["num_seqs"] = i32(p.num_seqs);
-  v["out_scale_inv"] = f32(1.0f);  // reduce_segments
-  return run;
 }
 
 // The constexprs a launch relies on, checked against the configuration.
@@ -579,8 +263,8 @@ void TritonIsa::TestBody() {
   Kernel attn, reduce;
   try {
     c = config_from(cfg_, read_json(kDir + "/" + cfg_ + "_attn2d.json"));
-    attn = load_kernel(cfg_ + (is3d_ ? "_attn3d" : "_attn2d"));
-    if (is3d_) reduce = load_kernel(cfg_ + "_reduce");
+    attn = load_kernel(kDir, cfg_ + (is3d_ ? "_attn3d" : "_attn2d"));
+    if (is3d_) reduce = load_kernel(kDir, cfg_ + "_reduce");
   } catch (const std::exception& e) {
     FAIL() << cfg_ << ": " << e.what();
   }
@@ -650,6 +334,142 @@ void TritonIsa::TestBody() {
               is3d_ ? "attn3d" : "attn2d", stats.seconds, (unsigned long long)stats.wave_instructions, wall);
   RecordProperty("emulation_seconds", std::to_string(stats.seconds));
   RecordProperty("wave_instructions", std::to_string(stats.wave_instructions));
+}
+
+// The emulator's dynamic trace (LaunchRequest::trace) of a real launch, checked
+// against independent records of the same launch: the per-instruction profile
+// (LaunchResult::executed), the instruction counts, the workgroup filter, the
+// problem's output layout (every output byte of every valid row stored, nothing
+// stored outside out), LDS offsets inside the allocation, and the output of an
+// untraced launch (tracing changes nothing).
+TEST(trace, matches_profile_and_layout) {
+  const std::string cfg = "gfx950_f16_d128_b16_h16x2_bm16";
+  if (!fs::exists(kDir + "/" + cfg + "_attn2d.json")) GTEST_SKIP() << "no " << cfg << " at " << kDir;
+  const Config c = config_from(cfg, read_json(kDir + "/" + cfg + "_attn2d.json"));
+  const Kernel k = load_kernel(kDir, cfg + "_attn2d");
+  auto run = prepare(c, kMixed, 11, false, 32, 2);
+  uattn::testing::Problem& P = *run->prob;
+  const uint32_t grid[3] = {(uint32_t)(P.num_tokens / 2 + P.params.num_seqs), (uint32_t)c.hkv, 1};
+  uattn::emu::LaunchRequest rq;
+  ASSERT_EQ(make_request(k, grid, run->vals, run->valid, &rq), "");
+  const std::string kname = rq.kernel;
+  const std::vector<uattn::emu::Instruction> insts = k.co->instructions(kname);
+
+  P.poison_output();
+  rq.profile = true;
+  const uattn::emu::LaunchResult plain = k.co->launch(rq);
+  ASSERT_TRUE(plain.ok) << plain.error;
+  auto out_bytes = [&] {
+    const uint8_t* b = static_cast<const uint8_t*>(P.out.ptr);
+    return std::vector<uint8_t>(b, b + P.out.bytes);
+  };
+  const std::vector<uint8_t> out_plain = out_bytes();
+
+  P.poison_output();
+  std::vector<uattn::emu::GroupTrace> groups;
+  rq.profile = false;
+  rq.trace = [&](uattn::emu::GroupTrace&& g) { groups.push_back(std::move(g)); };
+  const uattn::emu::LaunchResult traced = k.co->launch(rq);
+  ASSERT_TRUE(traced.ok) << traced.error;
+  EXPECT_TRUE(out_bytes() == out_plain) << "the traced launch wrote a different output";
+
+  // Every workgroup once; every wave; every executed instruction.
+  ASSERT_EQ(groups.size(), (size_t)grid[0] * grid[1]);
+  std::map<uint64_t, uint64_t> per_addr;
+  uint64_t ops = 0, waves = 0;
+  const size_t wave_size = 64, block = rq.block;
+  std::vector<uint8_t> stored(P.out.bytes, 0);
+  const uint64_t out_lo = reinterpret_cast<uintptr_t>(P.out.ptr), out_hi = out_lo + P.out.bytes;
+  const uint32_t lds_bytes = rq.dynamic_lds + k.co->kernel(kname)->group_segment_fixed_size;
+  size_t lds_accesses = 0;
+  for (const auto& g : groups) {
+    ASSERT_EQ(g.waves.size(), block / wave_size);
+    for (const auto& w : g.waves) {
+      ++waves;
+      ASSERT_FALSE(w.ops.empty());
+      EXPECT_EQ(w.ops.front().lanes, wave_size) << "the first instruction runs with every lane of a full wave";
+      for (const auto& op : w.ops) {
+        ASSERT_LT(op.inst, insts.size());
+        ++per_addr[insts[op.inst].addr];
+        ++ops;
+        ASSERT_LE(op.mem_begin + op.mem_count, w.mem.size());
+        for (uint32_t m = op.mem_begin; m < op.mem_begin + op.mem_count; ++m) {
+          const uattn::emu::TraceMem& a = w.mem[m];
+          EXPECT_TRUE(insts[op.inst].is_mem) << insts[op.inst].text << " recorded a memory access";
+          if (a.space == uattn::emu::Space::kLds) {
+            ++lds_accesses;
+            EXPECT_LE(a.addr + a.bytes, lds_bytes);
+          } else if (a.space == uattn::emu::Space::kGlobal && a.store) {
+            ASSERT_TRUE(a.addr >= out_lo && a.addr + a.bytes <= out_hi) << "store outside out: " << insts[op.inst].text;
+            for (uint32_t b = 0; b < a.bytes; ++b) stored[a.addr - out_lo + b] = 1;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(ops, traced.wave_instructions);
+  EXPECT_EQ(waves, traced.waves);
+  EXPECT_GT(lds_accesses, 0u);
+  ASSERT_EQ(per_addr.size(), plain.executed.size());
+  for (const auto& e : plain.executed) EXPECT_EQ(per_addr[e.addr], e.waves) << std::hex << e.addr;
+  // Every element of every query row stored (out is [tokens, Hq, D], D = head_size).
+  const size_t es = 2;
+  size_t missing = 0;
+  for (int64_t t = 0; t < P.num_tokens; ++t)
+    for (int h = 0; h < c.hq; ++h)
+      for (int d = 0; d < c.head_size; ++d)
+        for (size_t b = 0; b < es; ++b)
+          missing += !stored[(size_t)(t * P.params.o_stride_token + h * P.params.o_stride_head + d) * es + b];
+  EXPECT_EQ(missing, 0u) << "output bytes the trace shows no store for";
+
+  // The filter: only workgroups with y == 1, still whole.
+  groups.clear();
+  rq.trace_group = [](uint32_t, uint32_t y, uint32_t) { return y == 1; };
+  ASSERT_TRUE(k.co->launch(rq).ok);
+  EXPECT_EQ(groups.size(), (size_t)grid[0]);
+  for (const auto& g : groups) EXPECT_EQ(g.id[1], 1u);
+  std::printf("trace: %llu ops, %zu workgroups; emulation %.3f s untraced (profile), %.3f s traced\n",
+              (unsigned long long)ops, (size_t)grid[0] * grid[1], plain.seconds, traced.seconds);
+}
+
+// The whole-launch model (tools/model) on a traced Triton launch: occupancy from
+// the code object's descriptor equals the one computed from the metadata Triton
+// recorded in its JSON (.vgpr_count, the unified VGPR + AGPR total on gfx950,
+// against the 512-register file and 8 waves per SIMD of the machine record);
+// every workgroup traced gives the same time as tracing one dispatch round and
+// taking the rest as alike when the grid is one round; the SIMD-cycle shares sum
+// to 1; the HBM bytes are at least the problem's K / V / Q / out bytes touched.
+TEST(model, triton_launch) {
+  const std::string cfg = "gfx950_f16_d128_b16_h16x2_bm128_t64";
+  if (!fs::exists(kDir + "/" + cfg + "_attn2d.json")) GTEST_SKIP() << "no " << cfg << " at " << kDir;
+  const Config c = config_from(cfg, read_json(kDir + "/" + cfg + "_attn2d.json"));
+  const Kernel k = load_kernel(kDir, cfg + "_attn2d");
+  const uattn::model::Machine m = uattn::model::load_machine("gfx950");
+  auto run = prepare(c, kLong, 12, true, 64, 16);
+  uattn::testing::Problem& P = *run->prob;
+  const uint32_t grid[3] = {(uint32_t)(P.num_tokens / 16 + P.params.num_seqs), (uint32_t)c.hkv, 1};
+  uattn::emu::LaunchRequest rq;
+  ASSERT_EQ(make_request(k, grid, run->vals, run->valid, &rq), "");
+  uattn::model::LaunchModel all(m, *k.co, rq);
+  all.attach(rq);
+  ASSERT_TRUE(k.co->launch(rq).ok);
+  const uattn::model::KernelTime t = all.finish();
+  const int regs = (k.meta.at("amdhsa_kernel").at(".vgpr_count").get<int>() + 7) / 8 * 8;
+  EXPECT_EQ(t.waves_per_simd, std::min(8, 512 / regs));
+  EXPECT_EQ(t.groups_per_cu, 4 * t.waves_per_simd / 4);  // 4 SIMDs, 4 waves per workgroup
+  EXPECT_EQ(t.traced_groups, t.groups);
+  const auto& b = t.simd;
+  EXPECT_NEAR(b.issue + b.mfma + b.lds + b.mem_wait + b.dependency + b.barrier + b.idle, 1.0, 1e-9);
+  EXPECT_GT(t.us, m.launch_overhead_us);
+  EXPECT_GE(t.hbm_bytes, (double)(P.q.bytes + P.out.bytes) * 0.5);
+  uattn::model::LaunchModel one(m, *k.co, rq);
+  one.attach(rq, 1);  // at most one dispatch round: the whole grid here
+  ASSERT_TRUE(k.co->launch(rq).ok);
+  const uattn::model::KernelTime t1 = one.finish();
+  EXPECT_EQ(t1.traced_groups, t.groups) << t1.sampling;
+  EXPECT_DOUBLE_EQ(t1.us, t.us);
+  std::printf("model: %s %.2f us (%s-bound, %d waves / SIMD, limit %s), %s\n", cfg.c_str(), t.us, t.bound.c_str(),
+              t.waves_per_simd, t.occupancy_limit.c_str(), t.sampling.c_str());
 }
 
 // The README's file set: every configuration has its three kernels, each with

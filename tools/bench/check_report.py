@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks a uattn-bench --report file against its schema (docs/bench.md, "JSON report").
 
-Usage: check_report.py REPORT [--set NAME] [--arch ARCH [--matrix FILE]...] [--backend cpu|hip]
+Usage: check_report.py REPORT [--set NAME] [--arch ARCH [--matrix FILE]...] [--backend cpu|hip] [--model]
+--model: the report of `uattn-bench --model` (the whole-launch model's fields too).
 Exit 0 when the report is well-formed and every lane passed; 1 otherwise, one line per problem.
 With --arch the device must be of that architecture record (generator/uattn_gen/model.py, plus the
 `architectures:` of each --matrix): its processor is the record's offload target, its wave size
@@ -99,8 +100,59 @@ def check(doc, args):
                 errs.append(f"{where}: lane {lane} ran path {sc.get(k + '_path')!r}")
             if lane in ("2d", "3d") and sc.get(k + "_path") != lane:
                 errs.append(f"{where}: forced lane {lane} ran path {sc.get(k + '_path')!r}")
+    if args.model:
+        errs += check_model(doc)
     if doc["failures"] != 0:
         errs.append(f"report: failures = {doc['failures']}")
+    return errs
+
+
+MODEL_TOP = {"machine": dict, "sched_model": str, "max_traced_groups": int, "triton_dir": str, "seed_source": str}
+KERNEL = {"kernel": str, "us": NUM, "compute_us": NUM, "memory_us": NUM, "launch_us": NUM, "bound": str,
+          "groups": int, "traced_groups": int, "sampling": str, "waves_per_simd": int, "groups_per_cu": int,
+          "simd_cycles": dict}
+
+
+def check_model(doc):
+    """The --model fields: every uattn lane modelled (positive us, the launches' sum, SIMD-cycle shares
+    summing to 1); Triton's lane modelled and within tolerance where a configuration serves it."""
+    errs = []
+    model = doc.get("model")
+    if not isinstance(model, dict):
+        return ["report: no 'model' object (--model)"]
+    for key, typ in MODEL_TOP.items():
+        if not isinstance(model.get(key), typ):
+            errs.append(f"model: '{key}' = {model.get(key)!r} is not {typ}")
+    for i, sc in enumerate(doc["scenarios"]):
+        where = f"scenarios[{i}] ({sc.get('scenario', '?')})"
+        for lane in doc["lanes"]:
+            for side in ("uattn", "triton"):
+                k = f"{side}_{lane}"
+                us, launches = sc.get(k + "_model_us"), sc.get(k + "_model_launches")
+                if side == "triton" and not sc.get(k + "_config"):
+                    continue
+                if not (isinstance(us, NUM) and us > 0):
+                    errs.append(f"{where}: {k}_model_us = {us!r}, expected a positive number "
+                                f"({sc.get(k + '_model_error') or sc.get(k + '_error')})")
+                    continue
+                if not isinstance(launches, list) or not launches:
+                    errs.append(f"{where}: {k}_model_launches is not a non-empty list")
+                    continue
+                if abs(sum(x.get("us", 0) for x in launches) - us) > 1e-6 * us:
+                    errs.append(f"{where}: {k}_model_us {us} is not the sum of its launches")
+                for j, ln in enumerate(launches):
+                    for key, typ in KERNEL.items():
+                        if not isinstance(ln.get(key), typ):
+                            errs.append(f"{where}: {k}_model_launches[{j}].{key} = {ln.get(key)!r} is not {typ}")
+                    shares = ln.get("simd_cycles", {})
+                    if isinstance(shares, dict) and abs(sum(shares.values()) - 1) > 1e-6:
+                        errs.append(f"{where}: {k}_model_launches[{j}].simd_cycles sum to {sum(shares.values())}")
+                if side == "triton":
+                    ref = sc.get(k + "_vs_ref") or {}
+                    if not ref.get("ok"):
+                        errs.append(f"{where}: Triton lane {lane} out of tolerance: {sc.get(k + '_error')}")
+            if "seed_triton_" + lane + "_us" not in sc:
+                errs.append(f"{where}: 'seed_triton_{lane}_us' is missing")
     return errs
 
 
@@ -111,6 +163,7 @@ def main():
     ap.add_argument("--arch")
     ap.add_argument("--matrix", action="append", default=[], help="a matrix declaring more architectures")
     ap.add_argument("--backend", choices=["cpu", "hip"])
+    ap.add_argument("--model", action="store_true", help="check the whole-launch model's fields too")
     args = ap.parse_args()
     diags = load_matrices(args.matrix)[1] if args.matrix else []
     for d in diags:

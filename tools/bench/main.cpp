@@ -24,6 +24,9 @@
 #include "device_problem.hpp"  // tests/e2e
 #include "reference.hpp"       // tests/reference
 #include "sets.hpp"
+#if UATTN_BENCH_CPU
+#include "model_bench.hpp"
+#endif
 
 #ifndef UATTN_BENCH_CPU
 #define UATTN_BENCH_CPU 0
@@ -104,6 +107,8 @@ struct Options {
   double scale_budget = UATTN_BENCH_CPU ? 1200 : 0;
   bool list = false;
   bool cpu_times = false;  // uattn-bench-cpu: run the timing path anyway (CPU wall times)
+  bool model = false;      // uattn-bench-cpu --model: whole-launch model (model_bench.hpp)
+  uint64_t model_groups = 0;
 };
 
 // Times `n` launches of one lane on `stream` with a HIP event pair, rotating
@@ -162,6 +167,12 @@ int main(int argc, char** argv) {
   if (UATTN_BENCH_CPU)
     app.add_flag("--cpu-times", o.cpu_times,
                  "run the timing path on the CPU-backed device too (HIP events around CPU execution: not GPU times)");
+#if UATTN_BENCH_CPU
+  app.add_flag("--model", o.model,
+               "model each lane's launches (emulator traces + tools/model) beside Triton's code objects "
+               "(docs/performance.md, 'Whole-launch model')");
+  app.add_option("--model-groups", o.model_groups, "--model: trace at most this many workgroups per launch (0 = all)");
+#endif
   CLI11_PARSE(app, argc, argv);
   o.lanes.clear();
   {
@@ -232,7 +243,17 @@ int main(int argc, char** argv) {
   }
   printf("uattn-bench: device %d: %s (%s, %d CUs); bundle %s\n", dev, prop.name, prop.gcnArchName,
          prop.multiProcessorCount, rt->bundle_path().c_str());
-  const bool timed = !UATTN_BENCH_CPU || o.cpu_times;
+  const bool timed = (!UATTN_BENCH_CPU || o.cpu_times) && !o.model;
+#if UATTN_BENCH_CPU
+  std::unique_ptr<bench::ModelBench> model;
+  if (o.model) try {
+      model = bench::ModelBench::create(std::string(prop.gcnArchName).substr(0, std::string(prop.gcnArchName).find(':')),
+                                        UATTN_TRITON_DIR, UATTN_SEED_TRITON_TIMES, o.model_groups);
+    } catch (const std::exception& e) {
+      fprintf(stderr, "uattn-bench: --model: %s\n", e.what());
+      return 2;
+    }
+#endif
   if (UATTN_BENCH_CPU && !o.cpu_times)
     printf("CPU-backed HIP device: lanes run for parity only; no times are reported (CPU execution is not a GPU "
            "time).\n");
@@ -262,7 +283,13 @@ int main(int argc, char** argv) {
       e2e::RunSpec rs;
       rs.opt.path = parse_lane(lane);
       rs.stream = stream;
+#if UATTN_BENCH_CPU
+      if (model) model->begin_lane();
+#endif
       const e2e::RunOutcome out = e2e::run_on_device(rt.get(), *prob, rs);
+#if UATTN_BENCH_CPU
+      if (model) model->end_lane(sc, lane, out.ok);
+#endif
       r.vs_ref = out.cmp;
       r.ok = out.ok;
       r.error = out.error;
@@ -333,6 +360,9 @@ int main(int argc, char** argv) {
       }
       tables[r.lane].push_back({&sc, r});
     }
+#if UATTN_BENCH_CPU
+    if (model) model->scenario_done(sc, o.lanes, rec);
+#endif
     report.push_back(rec);
   }
   (void)hipStreamDestroy(stream);
@@ -355,6 +385,9 @@ int main(int argc, char** argv) {
              r.ok ? "" : " FAIL");
     }
   }
+#if UATTN_BENCH_CPU
+  if (model) model->print_tables(o.lanes);
+#endif
   printf("\n%zu scenarios x %zu lanes: %d failed\n", run.size(), o.lanes.size(), failures);
   if (!o.report.empty()) {
     json doc = {{"tool", "uattn-bench"},
@@ -374,6 +407,9 @@ int main(int argc, char** argv) {
                 {"scale_budget", o.scale_budget},
                 {"failures", failures},
                 {"scenarios", report}};
+#if UATTN_BENCH_CPU
+    if (model) doc["model"] = model->header();
+#endif
     std::ofstream f(o.report);
     f << doc.dump(1) << "\n";
     if (!f) { fprintf(stderr, "uattn-bench: cannot write --report %s\n", o.report.c_str()); return 1; }

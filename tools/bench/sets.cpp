@@ -7,7 +7,7 @@
 namespace uattn::bench {
 
 const std::vector<std::string>& set_names() {
-  static const std::vector<std::string> n = {"default", "models", "creative", "fmha", "all"};
+  static const std::vector<std::string> n = {"default", "models", "long_prefill", "creative", "fmha", "all"};
   return n;
 }
 
@@ -82,14 +82,14 @@ int scale_to_budget(testing::ProblemSpec* p, double budget) {
 bool load_set(const std::string& set, const std::string& shared_dir, const std::string& sets_dir, double budget,
               std::vector<BenchScenario>* out, std::string* error) {
   std::vector<std::string> parts;
-  if (set == "all") parts = {"default", "models", "creative", "fmha"};
+  if (set == "all") parts = {"default", "models", "long_prefill", "creative", "fmha"};
   else if (std::find(set_names().begin(), set_names().end(), set) != set_names().end()) parts = {set};
   else {
-    *error = "--set " + set + ": expected one of default, models, creative, fmha, all";
+    *error = "--set " + set + ": expected one of default, models, long_prefill, creative, fmha, all";
     return false;
   }
   for (const std::string& part : parts) {
-    const std::string file = (part == "default" || part == "models" ? shared_dir : sets_dir) + "/" + part + ".json";
+    const std::string file = (part == "default" || part == "models" || part == "long_prefill" ? shared_dir : sets_dir) + "/" + part + ".json";
     std::vector<explain::Scenario> list;
     if (!explain::load_scenarios(file, &list, error)) return false;
     for (const explain::Scenario& sc : list) {

@@ -1,5 +1,6 @@
 // Scenario sets of uattn-bench and the e2e tests, read from data files:
 //   default  <shared>/default.json   the 13 scenarios of the seed harness
+//   long_prefill <shared>/long_prefill.json  the seed's single-sequence GQA-8 prefill cohort
 //   models   <shared>/models.json    served model configurations, each run on the
 //                                    batch (1,2048) (1,1500) (64,512)
 //   creative <sets>/creative.json    long-context decode to 64K, GQA/MQA, d256, bf16,
@@ -19,7 +20,7 @@
 namespace uattn::bench {
 
 struct BenchScenario {
-  std::string set;               // "default", "models", "creative", "fmha"
+  std::string set;               // "default", "models", "long_prefill", "creative", "fmha"
   std::string name;
   explain::Scenario scenario;    // as read
   testing::ProblemSpec spec;     // what runs (scaled when a budget is given)
@@ -27,7 +28,7 @@ struct BenchScenario {
   int seq_divisor = 1;           // every seq_divisor-th sequence kept (batches of 8 or more sequences)
 };
 
-const std::vector<std::string>& set_names();  // default models creative fmha all
+const std::vector<std::string>& set_names();  // default models long_prefill creative fmha all
 
 // Loads `set`. work_budget > 0 scales every scenario whose work (KV-tile
 // iterations of an 8-row x 32-key tile, summed over sequences and KV heads)

@@ -420,12 +420,19 @@ void Ctx::check_global(uint64_t addr, size_t bytes, bool store) {
     fail(std::string(store ? "store of " : "load of ") + std::to_string(bytes) + " bytes at " + hexaddr(addr) +
          ", outside every valid allocation");
 }
+// LaunchRequest::trace: one lane's access, appended to the current instruction's record.
+static inline void trace_mem(Wave& w, uint64_t addr, size_t bytes, Space sp, bool store) {
+  if (w.trace) w.trace->mem.push_back(TraceMem{addr, uint32_t(bytes), sp, store});
+}
+
 void Ctx::gread(uint64_t addr, void* dst, size_t bytes) {
   check_global(addr, bytes, false);
+  trace_mem(w, addr, bytes, Space::kGlobal, false);
   memcpy(dst, reinterpret_cast<const void*>(addr), bytes);
 }
 void Ctx::gwrite(uint64_t addr, const void* src, size_t bytes) {
   check_global(addr, bytes, true);
+  trace_mem(w, addr, bytes, Space::kGlobal, true);
   memcpy(reinterpret_cast<void*>(addr), src, bytes);
 }
 
@@ -469,6 +476,7 @@ void Ctx::lds_read(uint32_t addr, void* dst, size_t bytes) {
       fail("LDS read at " + std::to_string(addr) + " before the s_waitcnt covering the load-to-LDS at " +
            hexaddr(p.addr));
   lds_track(*this, addr, bytes, false);
+  trace_mem(w, addr, bytes, Space::kLds, false);
   memcpy(dst, wg.lds.data() + addr, bytes);
 }
 void Ctx::lds_write(uint32_t addr, const void* src, size_t bytes) {
@@ -476,6 +484,7 @@ void Ctx::lds_write(uint32_t addr, const void* src, size_t bytes) {
     fail("LDS write of " + std::to_string(bytes) + " bytes at " + std::to_string(addr) + " beyond the " +
          std::to_string(wg.lds.size()) + " bytes allocated (descriptor + dynamic)");
   lds_track(*this, addr, bytes, true, static_cast<const uint8_t*>(src));
+  trace_mem(w, addr, bytes, Space::kLds, true);
   memcpy(wg.lds.data() + addr, src, bytes);
 }
 void Ctx::scratch_read(int lane, uint64_t off, void* dst, size_t bytes) {
@@ -484,6 +493,7 @@ void Ctx::scratch_read(int lane, uint64_t off, void* dst, size_t bytes) {
     fail("scratch read at " + std::to_string(off) + " beyond the kernel's private segment of " +
          std::to_string(L.scratch_bytes) + " bytes");
   if (s.size() < L.scratch_bytes) s.resize(L.scratch_bytes, 0);
+  trace_mem(w, off, bytes, Space::kScratch, false);
   memcpy(dst, s.data() + off, bytes);
 }
 void Ctx::scratch_write(int lane, uint64_t off, const void* src, size_t bytes) {
@@ -492,6 +502,7 @@ void Ctx::scratch_write(int lane, uint64_t off, const void* src, size_t bytes) {
     fail("scratch write at " + std::to_string(off) + " beyond the kernel's private segment of " +
          std::to_string(L.scratch_bytes) + " bytes");
   if (s.size() < L.scratch_bytes) s.resize(L.scratch_bytes, 0);
+  trace_mem(w, off, bytes, Space::kScratch, true);
   memcpy(s.data() + off, src, bytes);
 }
 

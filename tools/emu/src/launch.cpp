@@ -150,6 +150,51 @@ struct Elf {
   }
 };
 
+// Registers one wave is allocated (GRANULATED_WORKITEM_VGPR_COUNT [5:0] of
+// COMPUTE_PGM_RSRC1): gfx90a+ counts VGPRs + AGPRs in granules of 8, AGPRs
+// from ACCUM_OFFSET (RSRC3 [5:0], (value + 1) * 4); gfx10 wave32 granules of
+// 8, wave64 of 4 (AMDGPUUsage "Kernel Descriptor").
+void register_counts(Gen gen, KernelDesc* d) {
+  const int g = (int)bits(d->rsrc1, 0, 6) + 1;
+  if (gen == Gen::kGfx9) {
+    const int total = g * 8;
+    const int accum = ((int)bits(d->rsrc3, 0, 6) + 1) * 4;
+    d->vgprs = std::min(accum, total);
+    d->agprs = total - d->vgprs;
+  } else {
+    d->vgprs = g * (d->wavefront_size == 32 ? 8 : 4);
+    d->agprs = 0;
+  }
+}
+
+// Instructions with no destination operand (operand 0 is a source).
+bool no_destination(const Inst& in) {
+  static const char* const kPrefixes[] = {
+      "s_waitcnt", "s_barrier", "s_branch", "s_cbranch", "s_endpgm", "s_nop", "s_setprio", "s_sleep",
+      "s_sendmsg", "s_set_gpr_idx", "s_cmp", "s_bitcmp", "s_dcache", "s_icache", "s_trap", "s_setreg",
+      "s_denorm_mode", "s_round_mode", "s_inst_prefetch", "s_clause", "s_delay_alu", "s_code_end",
+      "global_store", "buffer_store", "flat_store", "scratch_store", "ds_write", "ds_store", "s_store",
+      "s_buffer_store", "global_atomic", "buffer_atomic", "flat_atomic"};
+  for (const char* p : kPrefixes)
+    if (in.base.rfind(p, 0) == 0) return !(in.glc && in.base.find("atomic") != std::string::npos);
+  if (in.lds || in.base.find("_lds_") != std::string::npos) return true;  // loads into LDS
+  if (in.base.rfind("v_cmpx", 0) == 0) return in.ops[0].kind != Operand::kSgpr;  // gfx10 e32: EXEC only
+  return in.nops == 0;
+}
+
+// Instruction::reads / writes of `in` (ids as emu.hpp documents them).
+void register_use(const Inst& in, Instruction* out) {
+  auto add = [](const Operand& o, std::vector<uint16_t>* v) {
+    const int base = o.kind == Operand::kSgpr ? 0 : o.kind == Operand::kVgpr ? kRegVgpr0
+                   : o.kind == Operand::kAgpr ? kRegAgpr0 : -1;
+    if (base < 0) return;
+    for (int r = 0; r < o.n; ++r) v->push_back(uint16_t(base + o.reg + r));
+  };
+  const int first_src = no_destination(in) ? 0 : 1;
+  if (first_src) add(in.ops[0], &out->writes);
+  for (int i = first_src; i < in.nops; ++i) add(in.ops[i], &out->reads);
+}
+
 // Forms the parser accepts but no handler gives a meaning to: refused by the
 // static coverage check and at execution (nothing is ignored silently).
 std::string unsupported_form(const Inst& in) {
@@ -203,6 +248,8 @@ class CodeObjectImpl final : public CodeObject {
         throw std::runtime_error("uattn-emu: kernel " + k.name + ": the descriptor says wave" +
                                  std::to_string(d.wavefront_size) + ", the metadata .wavefront_size " +
                                  std::to_string(k.wavefront_size));
+      register_counts(gen_, &d);
+      d.sgprs = (int)k.sgpr_count;
       d.max_flat_workgroup_size = k.max_flat_workgroup_size;
       d.kernarg_segment_size = k.kernarg_segment_size;
       for (const codeobj::KernelArg& a : k.args) d.args.push_back(KernelDesc::Arg{a.value_kind, a.offset, a.size});
@@ -236,7 +283,15 @@ class CodeObjectImpl final : public CodeObject {
     const Program& p = program(d->function);
     const Elf e(elf_);
     std::vector<Instruction> out;
-    for (const Inst& in : p.insts) out.push_back(Instruction{in.addr, e.file_offset(in.addr), in.size, in.mnemonic, in.text});
+    for (const Inst& in : p.insts) {
+      Instruction x{in.addr, e.file_offset(in.addr), in.size, in.mnemonic, in.text};
+      x.vmcnt = in.vmcnt;
+      x.lgkmcnt = in.lgkmcnt;
+      x.vscnt = in.vscnt;
+      x.is_mem = in.is_mem;
+      register_use(in, &x);
+      out.push_back(std::move(x));
+    }
     return out;
   }
 
@@ -356,19 +411,8 @@ struct Runner {
     L.ieee = bits(d.rsrc1, 23, 1);
     L.scratch_magic = kScratchMagic;
     L.scratch_bytes = d.private_segment_fixed_size;
-    // VGPRs allocated (GRANULATED_WORKITEM_VGPR_COUNT [5:0]): gfx90a+ counts
-    // VGPRs + AGPRs in granules of 8, AGPRs from ACCUM_OFFSET (RSRC3 [5:0],
-    // (value + 1) * 4); gfx10 wave32 granules of 8, wave64 of 4.
-    const int g = (int)bits(d.rsrc1, 0, 6) + 1;
-    if (gen == Gen::kGfx9) {
-      const int total = g * 8;
-      const int accum = ((int)bits(d.rsrc3, 0, 6) + 1) * 4;
-      vgpr_total = std::min(accum, total);
-      agpr_total = total - vgpr_total;
-    } else {
-      vgpr_total = g * (d.wavefront_size == 32 ? 8 : 4);
-      agpr_total = 0;
-    }
+    vgpr_total = d.vgprs;
+    agpr_total = d.agprs;
     L.vgpr_limit = vgpr_total;
     L.agpr_limit = agpr_total;
 
@@ -516,6 +560,10 @@ struct Runner {
         (void)c.vgpr(o.reg, 0);  // pending / range checks on the source register
         for (int l = 0; l < w.size; ++l) c.dpp_tmp[l] = w.v[(size_t)o.reg * kLanes + l];
       }
+      if (w.trace) {
+        const uint64_t m = w.exec() & w.lane_mask();
+        w.trace->ops.push_back(TraceOp{uint32_t(w.pc), uint32_t(w.trace->mem.size()), 0, uint8_t(__builtin_popcountll(m))});
+      }
       if (hits.empty()) {
         in.fn(c, in);
       } else {
@@ -525,13 +573,14 @@ struct Runner {
         ++hits[i];
         exec_changes[i] += w.exec() != before;
       }
+      if (w.trace) w.trace->ops.back().mem_count = uint32_t(w.trace->mem.size() - w.trace->ops.back().mem_begin);
       ++w.executed;
       if (!c.branched) ++w.pc;
     }
   }
 
-  // Runs one workgroup to completion.
-  void run_group(Workgroup& wg, uint32_t x, uint32_t y, uint32_t z) {
+  // Runs one workgroup to completion; `trace` (may be null) receives its record.
+  void run_group(Workgroup& wg, uint32_t x, uint32_t y, uint32_t z, GroupTrace* trace = nullptr) {
     wg.id[0] = x; wg.id[1] = y; wg.id[2] = z;
     wg.lds.assign(L.lds_bytes, 0xff);
     wg.lds_info.assign(L.lds_bytes, LdsAccessInfo{});
@@ -539,6 +588,11 @@ struct Runner {
     const int nw = (int)((req.block + L.wave_size - 1) / L.wave_size);
     wg.waves.resize(nw);
     for (int i = 0; i < nw; ++i) init_wave(wg.waves[i], wg, i);
+    if (trace) {
+      trace->id[0] = x; trace->id[1] = y; trace->id[2] = z;
+      trace->waves.assign(nw, WaveTrace{});
+    }
+    for (int i = 0; i < nw; ++i) wg.waves[i].trace = trace ? &trace->waves[i] : nullptr;
     int current = -1;
     try {
       for (;;) {
@@ -605,7 +659,7 @@ LaunchResult CodeObjectImpl::launch(const LaunchRequest& req) const {
       (unsigned)std::max<uint64_t>(1, std::min<uint64_t>(groups, req.threads ? req.threads : std::max(1u, std::thread::hardware_concurrency())));
   std::atomic<uint64_t> next{0};
   std::atomic<bool> failed{false};
-  std::mutex mu;
+  std::mutex mu, trace_mu;
   std::string error;
   uint64_t error_group = ~0ull;
   std::vector<std::string> warnings;
@@ -626,8 +680,14 @@ LaunchResult CodeObjectImpl::launch(const LaunchRequest& req) const {
       if (g >= groups || failed.load()) break;
       const uint32_t x = uint32_t(g % req.grid[0]), y = uint32_t(g / req.grid[0] % req.grid[1]),
                      z = uint32_t(g / (uint64_t(req.grid[0]) * req.grid[1]));
+      const bool traced = req.trace && (!req.trace_group || req.trace_group(x, y, z));
+      GroupTrace gt;
       try {
-        r.run_group(wg, x, y, z);
+        r.run_group(wg, x, y, z, traced ? &gt : nullptr);
+        if (traced) {
+          std::lock_guard<std::mutex> l(trace_mu);
+          req.trace(std::move(gt));
+        }
       } catch (const std::exception& e) {  // EmuError, or bad_alloc / the caller's valid callback
         std::lock_guard<std::mutex> l(mu);
         if (g < error_group) { error_group = g; error = e.what(); }

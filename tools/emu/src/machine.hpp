@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "uattn/emu/emu.hpp"
+
 namespace uattn::emu {
 
 // An error the kernel (or the emulator's coverage) causes: the launch stops,
@@ -160,6 +162,7 @@ struct Wave {
   // private (scratch) memory: per lane, byte-addressed
   std::vector<std::vector<uint8_t>> scratch;
   uint32_t mode = 0;      // hardware MODE register (hwreg 1)
+  WaveTrace* trace = nullptr;  // LaunchRequest::trace: this wave's record (null: not traced)
   uint64_t exec() const {
     return size == 64 ? (uint64_t(s[kExecHi]) << 32 | s[kExecLo]) : s[kExecLo];
   }

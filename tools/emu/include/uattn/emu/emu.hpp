@@ -43,6 +43,10 @@ struct KernelDesc {
   std::string function;                   // the function symbol at the entry point
   struct Arg { std::string value_kind; uint32_t offset = 0, size = 0; };
   std::vector<Arg> args;                  // metadata, explicit then hidden
+  // Registers one wave is allocated, from the descriptor (COMPUTE_PGM_RSRC1
+  // GRANULATED_WORKITEM_VGPR_COUNT; gfx90a+ unified file split at RSRC3
+  // ACCUM_OFFSET): what bounds waves per SIMD. sgprs: the metadata's .sgpr_count.
+  int vgprs = 0, agprs = 0, sgprs = 0;
 };
 
 // Valid global memory as a set of [base, base + bytes) ranges, for
@@ -73,6 +77,39 @@ struct Instruction {
   uint64_t addr = 0, file_offset = 0;  // virtual address; byte offset in the ELF file
   uint32_t size = 4;                   // encoded bytes
   std::string mnemonic, text;          // "v_mfma_f32_16x16x32_f16", the whole line
+  // s_waitcnt / s_waitcnt_vscnt counts (-1: that counter is not waited on).
+  int vmcnt = -1, lgkmcnt = -1, vscnt = -1;
+  bool is_mem = false;                 // SMEM / VMEM / FLAT / DS (results reach registers through s_waitcnt)
+  // Registers read and written, one id per 32-bit register: SGPR slot 0..127
+  // (vcc, exec, m0 by their slots), VGPR 256 + n, AGPR 768 + n. Writes are the
+  // destination operand (operand 0) of instructions that have one; memory
+  // instructions list the registers their loads fill.
+  std::vector<uint16_t> reads, writes;
+};
+constexpr uint16_t kRegVgpr0 = 256, kRegAgpr0 = 768;
+
+// ---- dynamic trace (LaunchRequest::trace): per wave, every instruction issued.
+// Memory space of one lane's access.
+enum class Space : uint8_t { kGlobal, kLds, kScratch };
+struct TraceMem {
+  uint64_t addr = 0;    // global: host address; LDS: byte offset in the workgroup's LDS; scratch: lane offset
+  uint32_t bytes = 0;
+  Space space = Space::kGlobal;
+  bool store = false;
+};
+struct TraceOp {
+  uint32_t inst = 0;       // index into CodeObject::instructions(kernel)
+  uint32_t mem_begin = 0;  // its lane accesses: WaveTrace::mem[mem_begin, mem_begin + mem_count)
+  uint32_t mem_count = 0;
+  uint8_t lanes = 0;       // popcount of EXEC when issued
+};
+struct WaveTrace {
+  std::vector<TraceOp> ops;
+  std::vector<TraceMem> mem;
+};
+struct GroupTrace {
+  uint32_t id[3] = {0, 0, 0};
+  std::vector<WaveTrace> waves;  // by wave index in the workgroup
 };
 
 struct LaunchRequest {
@@ -91,6 +128,12 @@ struct LaunchRequest {
   // runaway loop, say in a mutated code object).
   uint64_t max_wave_instructions = 200000000;
   bool profile = false;           // count the waves that executed each instruction
+  // Dynamic trace: when `trace` is set, each workgroup that `trace_group`
+  // accepts (null: every one) is recorded and handed to `trace` once it has
+  // finished, one call at a time (from the worker threads). Off: one branch per
+  // instruction and per memory access.
+  std::function<bool(uint32_t x, uint32_t y, uint32_t z)> trace_group;
+  std::function<void(GroupTrace&&)> trace;
 };
 
 struct LaunchResult {

@@ -1,0 +1,20 @@
+# uattn-bench-cpu --model (model_bench.hpp): the emulator's traces through tools/model, beside
+# Triton's code objects (tests/isa/triton_launch.hpp) and the seed's measured Triton times.
+target_sources(uattn-bench-cpu PRIVATE ${CMAKE_CURRENT_LIST_DIR}/model_bench.cpp)
+target_link_libraries(uattn-bench-cpu PRIVATE uattn_model uattn_triton_launch uattn_exec)
+target_compile_definitions(uattn-bench-cpu PRIVATE UATTN_TRITON_DIR="${UATTN_TRITON_DIR}"
+                           UATTN_SEED_TRITON_TIMES="${CMAKE_CURRENT_LIST_DIR}/seed_triton_mi355x.json")
+# The modelled tables of the default set (scaled: the divisor is in the 'scale' column) and the
+# report's schema, model fields included (check_report.py --model).
+foreach(_arch gfx950 gfx1030)
+  set(_report "${CMAKE_BINARY_DIR}/bench_model.${_arch}.json")
+  add_test(NAME bench.model.default.${_arch}
+           COMMAND uattn-bench-cpu --model --set default --arch ${_arch} --scale-budget 300 --report "${_report}")
+  set_tests_properties(bench.model.default.${_arch} PROPERTIES LABELS "e2e;model" TIMEOUT 1800
+                       ENVIRONMENT "UATTN_HIPCPU_DEVICES=gfx950:sramecc+:xnack-,gfx1030")
+  add_test(NAME bench.model.report_schema.${_arch}
+           COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_LIST_DIR}/check_report.py" "${_report}"
+                   --set default --arch ${_arch} --backend cpu --model)
+  set_tests_properties(bench.model.report_schema.${_arch} PROPERTIES LABELS "e2e;model"
+                       DEPENDS bench.model.default.${_arch})
+endforeach()

@@ -1,0 +1,113 @@
+// uattn-model: whole-launch time from the emulator's dynamic traces (tools/emu,
+// LaunchRequest::trace). A model, not a measurement: docs/performance.md,
+// "Whole-launch model", says what it captures and what it cannot.
+//
+// Per CU: SIMDs, waves per SIMD bounded by the kernel's own VGPR / AGPR / SGPR
+// and LDS allocation (code object descriptor) and the machine; workgroups
+// resident up to that bound; every cycle each SIMD issues from its resident
+// waves round-robin, at most one instruction per wave and per functional unit
+// (VALU, MFMA, SALU, VMEM, LDS / SMEM, branch), an instruction waiting for its
+// source registers (the producer's latency), its unit (issue cost), its
+// s_waitcnt (memory returns after a latency, in order) or its s_barrier. LDS
+// instructions hold the CU's LDS for their bank-conflict cycles, computed from
+// the traced addresses. Issue costs and latencies: LLVM's AMDGPU scheduling
+// model (the data llvm-mca uses), SchedModel.cpp cites the values.
+// Per device: workgroups dispatched over the CUs in grid order; the launch ends
+// with its last CU (the tail of the last round); HBM traffic from the traced
+// global addresses (unique cache lines when the launch's footprint fits the
+// last-level cache, every line access otherwise) against the HBM bandwidth;
+// launch time = max(CU time, HBM time) + launch overhead.
+// Machine parameters: tools/model/machines/<arch>.json, each with its source.
+#pragma once
+#include <stdint.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "uattn/emu/emu.hpp"
+
+namespace uattn::model {
+
+// One architecture record (machines/<arch>.json).
+struct Machine {
+  std::string arch, product;
+  int compute_units = 0, simds_per_cu = 0, wave_size = 0, max_waves_per_simd = 0;
+  int vgprs_per_simd_lane = 0, vgpr_granule = 8, sgprs_per_simd = 0, lds_banks = 32, cache_line_bytes = 128;
+  int clocks_per_model_unit = 1;
+  uint32_t lds_bytes_per_cu = 0;
+  double clock_mhz = 0, hbm_gbs = 0, last_level_cache_bytes = 0, l2_bytes = 0, launch_overhead_us = 0;
+  std::string sched_model;
+  std::map<std::string, std::string> sources;  // field -> where the value comes from
+};
+// Reads <dir>/<arch>.json (default dir: the machines folder of this source tree,
+// or $UATTN_MODEL_MACHINES). Throws std::runtime_error naming the file and field.
+Machine load_machine(const std::string& arch, const std::string& dir = "");
+
+// Instruction classes and their LLVM scheduling data (model units: see
+// Machine::clocks_per_model_unit).
+enum class Unit : uint8_t { kValu, kTrans, kMfma, kSalu, kSmem, kVmem, kLds, kBranch, kWait, kBarrier, kEnd, kNop };
+struct InstCost {
+  Unit unit = Unit::kValu;
+  int issue = 1;    // cycles the unit is held (ResourceCycles)
+  int latency = 1;  // until a reader of its result may issue (Latency)
+};
+// The class of one instruction on `arch` ("gfx950": SIDPGFX940FullSpeedModel,
+// "gfx1030": GFX10SpeedModel).
+InstCost inst_cost(const std::string& arch, const std::string& mnemonic);
+
+// Where the SIMD-cycles of a launch went (each SIMD, each cycle from the
+// launch's start to its end, is counted once: issuing, or the reason its
+// oldest resident wave could not, or idle).
+struct Breakdown {
+  double issue = 0;       // an instruction issued (any unit but MFMA)
+  double mfma = 0;        // an MFMA issued, or waves waiting for the MFMA pipe
+  double lds = 0;         // waiting for the LDS pipe (bank-conflict cycles) or an lgkmcnt on LDS
+  double mem_wait = 0;    // s_waitcnt on global memory / SMEM
+  double dependency = 0;  // a source register's producer latency or a busy unit
+  double barrier = 0;     // s_barrier
+  double idle = 0;        // no resident wave: dispatch gaps and the tail of the last round
+};
+
+struct KernelTime {
+  std::string kernel;
+  uint64_t groups = 0, traced_groups = 0;
+  int waves_per_group = 0, waves_per_simd = 0, groups_per_cu = 0;
+  std::string occupancy_limit;  // "VGPRs", "LDS", "waves", ...
+  double cu_cycles = 0;         // clocks of the busiest CU
+  double compute_us = 0, memory_us = 0, launch_us = 0, us = 0;
+  std::string bound;            // "compute" or "memory"
+  double hbm_bytes = 0, global_bytes = 0;
+  std::string sampling;         // how the traced workgroups stand for the launch
+  Breakdown simd;               // fractions of SIMD-cycles (sum 1)
+};
+
+// One kernel launch: built from the code object and the request, fed the
+// workgroup traces (thread-safe), finished once.
+class LaunchModel {
+ public:
+  LaunchModel(const Machine& m, const emu::CodeObject& co, const emu::LaunchRequest& rq);
+  ~LaunchModel();
+  // Sets rq.trace (and rq.trace_group when sampling) to feed this model.
+  // `max_groups` > 0: trace at most that many workgroups, chosen as whole
+  // dispatch rounds from the start of the grid; the rest are taken to be like
+  // them (stated in KernelTime::sampling).
+  void attach(emu::LaunchRequest& rq, uint64_t max_groups = 0);
+  void add(emu::GroupTrace&& g);
+  KernelTime finish();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> p_;
+};
+
+// One wave alone on a SIMD running `body` (instruction indices into `insts`)
+// `iterations` times, no memory stalls beyond LLVM's latencies: model cycles
+// (model units, as llvm-mca reports them) per iteration. For the llvm-mca check.
+double one_wave_units_per_iteration(const Machine& m, const std::vector<emu::Instruction>& insts,
+                                    const std::vector<uint32_t>& body, int iterations = 20);
+
+}  // namespace uattn::model
