@@ -435,6 +435,28 @@ struct LaunchModel::Impl {
   }
 };
 
+// The machine's memory latencies and the kernel's instructions with their costs
+// (the launch model and the one-wave llvm-mca check share it). An atomic counts
+// as a store (it returns through the same counter).
+static void load_code(LaunchModel::Impl& p, const Machine& m, const std::vector<emu::Instruction>& insts) {
+  p.gfx10 = m.arch == "gfx1030";
+  p.vmem_latency = inst_cost(m.arch, "global_load_dword").latency;
+  p.lds_latency = inst_cost(m.arch, "ds_read_b32").latency;
+  p.smem_latency = inst_cost(m.arch, "s_load_dword").latency;
+  for (const emu::Instruction& in : insts) {
+    StaticInst s;
+    s.cost = inst_cost(m.arch, in.mnemonic);
+    s.reads = in.reads;
+    if (!in.is_mem) s.writes = in.writes;
+    s.vmcnt = in.vmcnt;
+    s.lgkmcnt = in.lgkmcnt;
+    s.vscnt = in.vscnt;
+    s.store = in.mnemonic.find("store") != std::string::npos || in.mnemonic.find("atomic") != std::string::npos;
+    s.flat = in.mnemonic.rfind("flat_", 0) == 0;
+    p.insts.push_back(std::move(s));
+  }
+}
+
 LaunchModel::LaunchModel(const Machine& m, const emu::CodeObject& co, const emu::LaunchRequest& rq)
     : p_(std::make_unique<Impl>()) {
   Impl& p = *p_;
@@ -451,24 +473,7 @@ LaunchModel::LaunchModel(const Machine& m, const emu::CodeObject& co, const emu:
   p.vgprs = d->vgprs;
   p.agprs = d->agprs;
   p.sgprs = d->sgprs;
-  p.gfx10 = m.arch == "gfx1030";
-  const InstCost vm = inst_cost(m.arch, "global_load_dword"), ld = inst_cost(m.arch, "ds_read_b32"),
-                 sm = inst_cost(m.arch, "s_load_dword");
-  p.vmem_latency = vm.latency;
-  p.lds_latency = ld.latency;
-  p.smem_latency = sm.latency;
-  for (const emu::Instruction& in : co.instructions(rq.kernel)) {
-    StaticInst s;
-    s.cost = inst_cost(m.arch, in.mnemonic);
-    s.reads = in.reads;
-    if (!in.is_mem) s.writes = in.writes;
-    s.vmcnt = in.vmcnt;
-    s.lgkmcnt = in.lgkmcnt;
-    s.vscnt = in.vscnt;
-    s.store = in.mnemonic.find("store") != std::string::npos || in.mnemonic.find("atomic") != std::string::npos;
-    s.flat = in.mnemonic.rfind("flat_", 0) == 0;
-    p.insts.push_back(std::move(s));
-  }
+  load_code(p, m, co.instructions(rq.kernel));
   p.occupancy();
 }
 
@@ -558,22 +563,7 @@ double one_wave_units_per_iteration(const Machine& m, const std::vector<emu::Ins
   LaunchModel::Impl p;
   p.m = m;
   p.kernel = "llvm-mca check";
-  p.gfx10 = m.arch == "gfx1030";
-  p.vmem_latency = inst_cost(m.arch, "global_load_dword").latency;
-  p.lds_latency = inst_cost(m.arch, "ds_read_b32").latency;
-  p.smem_latency = inst_cost(m.arch, "s_load_dword").latency;
-  for (const emu::Instruction& in : insts) {
-    StaticInst s;
-    s.cost = inst_cost(m.arch, in.mnemonic);
-    s.reads = in.reads;
-    if (!in.is_mem) s.writes = in.writes;
-    s.vmcnt = in.vmcnt;
-    s.lgkmcnt = in.lgkmcnt;
-    s.vscnt = in.vscnt;
-    s.store = in.mnemonic.find("store") != std::string::npos;
-    s.flat = in.mnemonic.rfind("flat_", 0) == 0;
-    p.insts.push_back(std::move(s));
-  }
+  load_code(p, m, insts);
   p.waves_per_group = 1;
   p.groups_per_cu = 1;
   GroupStream g;
