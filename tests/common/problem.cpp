@@ -188,7 +188,11 @@ void Problem::poison_output() {
 
 uattn::ref::RefInputs Problem::ref_inputs() const { return {&params, spec.q_dtype, spec.kv_dtype}; }
 
-std::vector<double> Problem::reference() const { return uattn::ref::attention(ref_inputs()); }
+std::vector<double> Problem::reference(int q_heads) const {
+  uattn::ref::RefInputs in = ref_inputs();
+  in.q_heads = q_heads;
+  return uattn::ref::attention(in);
+}
 
 void Problem::write_output(const std::vector<double>& values) {
   const int Hq = params.num_q_heads, D = params.head_size;
@@ -472,7 +476,8 @@ std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc)
   return prob;
 }
 
-CompareResult compare_output(const Problem& prob, const std::vector<double>& ref, double atol, double rtol) {
+CompareResult compare_output(const Problem& prob, const std::vector<double>& ref, double atol, double rtol,
+                             int q_heads) {
   CompareResult r;
   const uattn::AttnParams& p = prob.params;
   const DType od = (DType)p.out_dtype;
@@ -492,7 +497,7 @@ CompareResult compare_output(const Problem& prob, const std::vector<double>& ref
     while (seq + 1 < p.num_seqs && p.cu_seqlens_q[seq + 1] <= t) ++seq;
     for (int h = 0; h < Hq; ++h) {
       const int64_t base = t * p.o_stride_token + h * p.o_stride_head;
-      for (int d = 0; d < D; ++d) {
+      for (int d = 0; d < (q_heads <= 0 || h < q_heads ? D : 0); ++d) {
         const double got = uattn::ref::load_element(od, p.out, base + d);
         const double want = ref[((size_t)t * Hq + h) * D + d];
         ++r.n;

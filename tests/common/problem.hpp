@@ -88,7 +88,9 @@ struct Problem {  // owns its buffers
 
   void poison_output();                        // fill out (padding included) with NaN (fp8: 0x7F)
   uattn::ref::RefInputs ref_inputs() const;    // {&params, q_dtype, kv_dtype}
-  std::vector<double> reference() const;       // uattn::ref::attention(ref_inputs())
+  // uattn::ref::attention(ref_inputs()); q_heads > 0: only query heads [0, q_heads)
+  // (RefInputs::q_heads), the others NaN.
+  std::vector<double> reference(int q_heads = 0) const;
   // Write `values` (layout [num_tokens][Hq][D], as the reference returns) into out,
   // rounded to the out dtype (fp8: RNE, saturating to +-448). For tests of the tests.
   void write_output(const std::vector<double>& values);
@@ -116,7 +118,10 @@ struct CompareResult {
 // compares with the reference: |got - ref| <= atol + rtol * |ref|; NaN (or Inf) never
 // passes. Also fails (counted in fail_count) when the head-row padding of out no
 // longer holds the poison bits, i.e. the kernel wrote past head_size.
-CompareResult compare_output(const Problem& prob, const std::vector<double>& ref, double atol, double rtol);
+// q_heads > 0: the values of query heads [0, q_heads) only (a run that executed
+// only those heads' workgroups); the padding of every head is still checked.
+CompareResult compare_output(const Problem& prob, const std::vector<double>& ref, double atol, double rtol,
+                             int q_heads = 0);
 
 // Encoders used by the builder (round to nearest even; fp8 saturates to +-448, NaN stays NaN).
 uint16_t f16_bits_from_double(double x);

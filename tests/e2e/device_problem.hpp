@@ -65,6 +65,9 @@ struct RunSpec {
   uattn_runtime_t* c_runtime = nullptr;
   bool checked = false;          // a checked launch (a status buffer of kIndexStatusBytes is allocated)
   bool host_copies = false;      // pass the host copies of the index arrays (run() checks them)
+  // > 0: compare only query heads [0, check_q_heads) with the reference (a run
+  // whose launches executed only those heads' workgroups: tools/model sampling).
+  int check_q_heads = 0;
 };
 
 // Poisons the output, runs through the runtime, synchronises the stream,

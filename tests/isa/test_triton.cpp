@@ -304,25 +304,16 @@ void TritonIsa::TestBody() {
     const std::string what = std::string(cs.name) + " " + uattn::testing::describe(P.spec);
     std::printf(" %s\n", what.c_str());
     P.poison_output();
-    const uint32_t q_blocks = (uint32_t)(P.num_tokens / block_q + P.params.num_seqs);
+    const uint32_t qb = q_blocks(*run, block_q);
     if (!is3d_) {
-      const uint32_t grid[3] = {q_blocks, (uint32_t)c.hkv, 1};
+      const uint32_t grid[3] = {qb, (uint32_t)c.hkv, 1};
       if (!launch(attn, grid, run->vals, run->valid, what, &stats)) continue;
     } else {
-      const size_t rows = (size_t)P.num_tokens * c.hq * segments;
-      HostBuf segm_out(sizeof(float) * rows * c.head_size_padded), segm_max(sizeof(float) * rows),
-          segm_sum(sizeof(float) * rows);
-      for (const HostBuf* b : {&segm_out, &segm_max, &segm_sum}) {
-        fill_f32_nan(*b);
-        run->valid.add(b->ptr, b->bytes);
-      }
-      run->vals["segm_output_ptr"] = ptr(segm_out.ptr);
-      run->vals["segm_max_ptr"] = ptr(segm_max.ptr);
-      run->vals["segm_expsum_ptr"] = ptr(segm_sum.ptr);
-      const uint32_t grid[3] = {q_blocks, (uint32_t)c.hkv, (uint32_t)segments};
+      const std::unique_ptr<Workspace3D> ws = attach_workspace_3d(*run, c, segments);
+      const uint32_t grid[3] = {qb, (uint32_t)c.hkv, (uint32_t)segments};
       if (!launch(attn, grid, run->vals, run->valid, what, &stats)) continue;
       // attn3d on its own: its partials combined on the host, then the reduce kernel.
-      check_partials(*run, c, tile, segments, segm_out, segm_max, segm_sum, what);
+      check_partials(*run, c, tile, segments, ws->out, ws->max, ws->sum, what);
       P.poison_output();
       const uint32_t rgrid[3] = {(uint32_t)P.num_tokens, (uint32_t)c.hq, 1};
       if (!launch(reduce, rgrid, run->vals, run->valid, what, &stats)) continue;
@@ -470,6 +461,35 @@ TEST(model, triton_launch) {
   EXPECT_DOUBLE_EQ(t1.us, t.us);
   std::printf("model: %s %.2f us (%s-bound, %d waves / SIMD, limit %s), %s\n", cfg.c_str(), t.us, t.bound.c_str(),
               t.waves_per_simd, t.occupancy_limit.c_str(), t.sampling.c_str());
+
+  // Heads sampled: only KV head 0's workgroups run (the other head's output
+  // stays poisoned, head 0's matches the reference), and since every head issues
+  // the same instruction stream the CU time is the full trace's.
+  ASSERT_EQ(c.hkv, 2);
+  P.poison_output();
+  uattn::model::LaunchModel half(m, *k.co, rq);
+  uattn::model::LaunchModel::Sampling smp;
+  smp.heads = 1;
+  half.attach(rq, smp);
+  const uattn::emu::LaunchResult rh = k.co->launch(rq);
+  ASSERT_TRUE(rh.ok) << rh.error;
+  EXPECT_EQ(rh.groups_run, (uint64_t)grid[0]);
+  const uattn::model::KernelTime th = half.finish();
+  EXPECT_EQ(th.traced_groups, (uint64_t)grid[0]) << th.sampling;
+  EXPECT_EQ(th.groups, t.groups);
+  EXPECT_DOUBLE_EQ(th.cu_cycles, t.cu_cycles) << th.sampling;
+  // HBM bytes: head 0's lines times 2, an upper bound (the lines every head
+  // reads, block table and sequence lengths, count twice), never below the full trace's.
+  EXPECT_GE(th.hbm_bytes, t.hbm_bytes);
+  EXPECT_LE(th.hbm_bytes, 2 * t.hbm_bytes);
+  const int qpk = c.hq / c.hkv;
+  const uattn::exec::Tolerance tol = uattn::exec::tolerance_for(P);
+  const auto ch = uattn::testing::compare_output(P, P.reference(qpk), tol.atol, tol.rtol, qpk);
+  EXPECT_TRUE(ch.ok) << ch.first_failure;
+  EXPECT_EQ(ch.nan_count, 0u);
+  const auto all_heads = uattn::testing::compare_output(P, P.reference(), tol.atol, tol.rtol);
+  EXPECT_EQ(all_heads.nan_count, (size_t)P.num_tokens * (c.hq - qpk) * c.head_size)
+      << "the unsampled head's workgroups ran";
 }
 
 // The README's file set: every configuration has its three kernels, each with

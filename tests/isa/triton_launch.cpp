@@ -317,13 +317,33 @@ std::string find_config(const std::string& dir, const std::string& arch, const u
   return found.empty() ? "" : found.front();
 }
 
+uint32_t q_blocks(const ProblemRun& run, int block_q) {
+  return (uint32_t)(run.prob->num_tokens / block_q + run.prob->params.num_seqs);
+}
+
+std::unique_ptr<Workspace3D> attach_workspace_3d(ProblemRun& run, const Config& c, int segments) {
+  const size_t rows = (size_t)run.prob->num_tokens * c.hq * segments;
+  auto ws = std::make_unique<Workspace3D>();
+  ws->out = HostBuf(sizeof(float) * rows * c.head_size_padded);
+  ws->max = HostBuf(sizeof(float) * rows);
+  ws->sum = HostBuf(sizeof(float) * rows);
+  for (const HostBuf* b : {&ws->out, &ws->max, &ws->sum}) {
+    fill_f32_nan(*b);
+    run.valid.add(b->ptr, b->bytes);
+  }
+  run.vals["segm_output_ptr"] = ptr(ws->out.ptr);
+  run.vals["segm_max_ptr"] = ptr(ws->max.ptr);
+  run.vals["segm_expsum_ptr"] = ptr(ws->sum.ptr);
+  return ws;
+}
+
 std::string run_path(const std::string& dir, const Config& c, bool is3d, ProblemRun& run,
                      const std::function<void(const Kernel&, uattn::emu::LaunchRequest&)>& adjust, PathRun* out) {
   const Kernel attn = load_kernel(dir, c.name + (is3d ? "_attn3d" : "_attn2d"));
   const int block_q = constexpr_value(attn.meta, "BLOCK_Q").get<int>();
   const int segments = constexpr_value(attn.meta, "NUM_SEGMENTS_PER_SEQ").get<int>();
   uattn::testing::Problem& P = *run.prob;
-  const uint32_t q_blocks = (uint32_t)(P.num_tokens / block_q + P.params.num_seqs);
+  const uint32_t qb = q_blocks(run, block_q);
   auto go = [&](const Kernel& k, const uint32_t grid[3]) -> std::string {
     uattn::emu::LaunchRequest rq;
     if (std::string e = make_request(k, grid, run.vals, run.valid, &rq); !e.empty()) return e;
@@ -333,23 +353,14 @@ std::string run_path(const std::string& dir, const Config& c, bool is3d, Problem
     return r.ok ? "" : k.base + " failed in the emulator: " + r.error;
   };
   if (!is3d) {
-    const uint32_t grid[3] = {q_blocks, (uint32_t)c.hkv, 1};
+    const uint32_t grid[3] = {qb, (uint32_t)c.hkv, 1};
     return go(attn, grid);
   }
   const Kernel reduce = load_kernel(dir, c.name + "_reduce");
-  const size_t rows = (size_t)P.num_tokens * c.hq * segments;
-  HostBuf segm_out(sizeof(float) * rows * c.head_size_padded), segm_max(sizeof(float) * rows),
-      segm_sum(sizeof(float) * rows);
   const ValidRanges saved_valid = run.valid;
-  for (const HostBuf* b : {&segm_out, &segm_max, &segm_sum}) {
-    fill_f32_nan(*b);
-    run.valid.add(b->ptr, b->bytes);
-  }
   std::map<std::string, ArgVal> saved = run.vals;
-  run.vals["segm_output_ptr"] = ptr(segm_out.ptr);
-  run.vals["segm_max_ptr"] = ptr(segm_max.ptr);
-  run.vals["segm_expsum_ptr"] = ptr(segm_sum.ptr);
-  const uint32_t grid[3] = {q_blocks, (uint32_t)c.hkv, (uint32_t)segments};
+  const std::unique_ptr<Workspace3D> ws = attach_workspace_3d(run, c, segments);
+  const uint32_t grid[3] = {qb, (uint32_t)c.hkv, (uint32_t)segments};
   std::string err = go(attn, grid);
   if (err.empty()) {
     const uint32_t rgrid[3] = {(uint32_t)P.num_tokens, (uint32_t)c.hq, 1};

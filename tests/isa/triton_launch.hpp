@@ -131,6 +131,17 @@ bool wrapper_uses_3d(const uattn::testing::ProblemSpec& s);
 // size, heads, window, softcap, alibi, QQ-bias, sinks).
 std::string find_config(const std::string& dir, const std::string& arch, const uattn::testing::ProblemSpec& s);
 
+// Workgroups of an attention launch: vLLM's grid.x, num_tokens / BLOCK_Q + num_seqs.
+uint32_t q_blocks(const ProblemRun& run, int block_q);
+// The 3D path's fp32 workspaces, vLLM's shapes: segm_output [num_tokens, Hq,
+// segments, HEAD_SIZE_PADDED], segm_max / segm_expsum [num_tokens, Hq, segments].
+struct Workspace3D {
+  HostBuf out, max, sum;
+};
+// Allocates them NaN-filled, adds them to run.valid and points the segm_*
+// arguments of run.vals at them (the 2D values are out: keep a copy to restore).
+std::unique_ptr<Workspace3D> attach_workspace_3d(ProblemRun& run, const Config& c, int segments);
+
 // One launch of a configuration's path on a prepared problem: attn2d, or attn3d
 // into fresh fp32 workspaces then reduce_segments. `adjust` may change each
 // request before it runs (e.g. to trace it). Returns "" or the first error.

@@ -163,9 +163,17 @@ std::vector<double> attention(const RefInputs& in) {
   // ---- the math ----
   const int Hq = p.num_q_heads, Hkv = p.num_kv_heads, D = p.head_size;
   const int qpk = Hq / Hkv;
+  if (in.q_heads < 0 || in.q_heads > Hq)
+    bad("q_heads = " + str(in.q_heads) + ", expected 0 (all) to num_q_heads = " + str(Hq));
+  const int hq_run = in.q_heads ? in.q_heads : Hq;  // query heads computed
+  const int hkv_run = (hq_run + qpk - 1) / qpk;     // KV heads they read
   const double k_scale = fp8_kv ? (double)p.k_scale : 1.0;
   const double v_scale = fp8_kv ? (double)p.v_scale : 1.0;
   std::vector<double> out((size_t)p.num_tokens * Hq * D, 0.0);
+  if (hq_run < Hq)
+    for (int64_t t = 0; t < p.num_tokens; ++t)
+      std::fill(out.begin() + ((size_t)t * Hq + hq_run) * D, out.begin() + ((size_t)t + 1) * Hq * D,
+                std::numeric_limits<double>::quiet_NaN());
   std::vector<double> q(D), acc(D), score, kd, vd;
 
   for (int i = 0; i < p.num_seqs; ++i) {
@@ -185,7 +193,7 @@ std::vector<double> attention(const RefInputs& in) {
     for (int64_t j = key0; j < kv_len; ++j) {
       const int64_t block = p.block_table[(int64_t)i * p.block_table_stride + j / p.block_size];
       const int64_t slot = j % p.block_size;
-      for (int g = 0; g < Hkv; ++g) {
+      for (int g = 0; g < hkv_run; ++g) {
         const int64_t k_off = block * p.k_stride_block + slot * p.k_stride_slot + (int64_t)g * p.k_stride_head;
         const int64_t v_off = block * p.v_stride_block + slot * p.v_stride_slot + (int64_t)g * p.v_stride_head;
         double* kr = &kd[(size_t)((g * nkeys + (j - key0)) * D)];
@@ -203,7 +211,7 @@ std::vector<double> attention(const RefInputs& in) {
       // Kept keys: causal (j <= t, and t < kv_len always) and window (t - j <= window_left).
       const int64_t j_lo = p.window_left >= 0 ? std::max<int64_t>(0, t - p.window_left) : 0;
       const int64_t j_hi = t;  // inclusive
-      for (int h = 0; h < Hq; ++h) {
+      for (int h = 0; h < hq_run; ++h) {
         const int g = h / qpk;  // GQA: query head h reads KV head h / qpk
         for (int d = 0; d < D; ++d)
           q[d] = load_element(in.q_dtype, p.q, token * p.q_stride_token + (int64_t)h * p.q_stride_head + d);

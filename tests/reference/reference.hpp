@@ -26,6 +26,9 @@ namespace uattn::ref {
 struct RefInputs {              // views of host memory, exactly what a kernel receives
   const uattn::AttnParams* p;   // pointers + strides + scalars (params.hpp); host pointers
   uattn::DType q_dtype, kv_dtype;  // out dtype is p->out_dtype
+  // > 0: only query heads [0, q_heads) are computed, the others' outputs are
+  // NaN (for a run that executed only some heads' workgroups). 0: every head.
+  int q_heads = 0;
 };
 
 // The attention output in fp64, layout [num_tokens][num_q_heads][head_size] (dense,

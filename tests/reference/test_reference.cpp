@@ -393,6 +393,38 @@ TEST(Reference, GqaHeadMapping) {
   }
 }
 
+// q_heads = k computes query heads [0, k) exactly as the full run does and
+// leaves the others NaN; a value outside [0, Hq] is refused naming it.
+TEST(Reference, QHeadsSubset) {
+  ut::ProblemSpec s;
+  s.num_q_heads = 8;
+  s.num_kv_heads = 4;
+  s.seqs = {{3, 40}, {1, 17}};
+  s.seed = 5;
+  const auto P = ut::make_problem(s);
+  const auto full = P->reference();
+  const int D = P->params.head_size;
+  for (int k : {1, 2, 3, 8}) {
+    const auto sub = P->reference(k);
+    ASSERT_EQ(sub.size(), full.size());
+    for (int64_t t = 0; t < P->num_tokens; ++t)
+      for (int h = 0; h < 8; ++h)
+        for (int d = 0; d < D; ++d) {
+          const size_t i = ((size_t)t * 8 + h) * D + d;
+          if (h < k) ASSERT_EQ(sub[i], full[i]) << "k " << k << " token " << t << " head " << h;
+          else ASSERT_TRUE(std::isnan(sub[i])) << "k " << k << " token " << t << " head " << h;
+        }
+  }
+  for (int bad : {-1, 9}) {
+    try {
+      (void)P->reference(bad);
+      ADD_FAILURE() << "q_heads " << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("q_heads = " + std::to_string(bad)), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Reference, ContextLenZeroIsCausalMean) {
   Hand H(1, 1, 1, 2, {{3, 3}});
   fill_seq_1d(H, 0, {0.5, -0.5, 0.25}, {3, 6, 12});

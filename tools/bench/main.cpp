@@ -83,12 +83,14 @@ void work_of(const testing::ProblemSpec& s, double* bytes, double* flops) {
   *flops = 4.0 * pairs * s.num_q_heads * D;
 }
 
-std::vector<double> read_out(const testing::Problem& prob) {
+// The output of query heads [0, q_heads) (0: all), [token][head][d].
+std::vector<double> read_out(const testing::Problem& prob, int q_heads) {
   const AttnParams& p = prob.params;
+  const int hq = q_heads > 0 ? q_heads : p.num_q_heads;
   std::vector<double> v;
-  v.reserve((size_t)prob.num_tokens * p.num_q_heads * p.head_size);
+  v.reserve((size_t)prob.num_tokens * hq * p.head_size);
   for (int64_t t = 0; t < prob.num_tokens; ++t)
-    for (int h = 0; h < p.num_q_heads; ++h)
+    for (int h = 0; h < hq; ++h)
       for (int d = 0; d < p.head_size; ++d)
         v.push_back(ref::load_element((DType)p.out_dtype, p.out, t * p.o_stride_token + h * p.o_stride_head + d));
   return v;
@@ -109,6 +111,7 @@ struct Options {
   bool cpu_times = false;  // uattn-bench-cpu: run the timing path anyway (CPU wall times)
   bool model = false;      // uattn-bench-cpu --model: whole-launch model (model_bench.hpp)
   uint64_t model_groups = 0;
+  int model_kv_heads = 0;  // --model: run and trace this many KV heads' workgroups (0 = all)
 };
 
 // Times `n` launches of one lane on `stream` with a HIP event pair, rotating
@@ -172,6 +175,10 @@ int main(int argc, char** argv) {
                "model each lane's launches (emulator traces + tools/model) beside Triton's code objects "
                "(docs/performance.md, 'Whole-launch model')");
   app.add_option("--model-groups", o.model_groups, "--model: trace at most this many workgroups per launch (0 = all)");
+  app.add_option("--model-kv-heads", o.model_kv_heads,
+                 "--model: run and trace only the workgroups of the first N KV heads (and their query heads) of "
+                 "each launch, the other heads modelled as alike; outputs checked for those heads (0 = all)")
+      ->check(CLI::NonNegativeNumber);
 #endif
   CLI11_PARSE(app, argc, argv);
   o.lanes.clear();
@@ -248,7 +255,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<bench::ModelBench> model;
   if (o.model) try {
       model = bench::ModelBench::create(std::string(prop.gcnArchName).substr(0, std::string(prop.gcnArchName).find(':')),
-                                        UATTN_TRITON_DIR, UATTN_SEED_TRITON_TIMES, o.model_groups);
+                                        UATTN_TRITON_DIR, UATTN_SEED_TRITON_TIMES, o.model_groups, o.model_kv_heads);
     } catch (const std::exception& e) {
       fprintf(stderr, "uattn-bench: --model: %s\n", e.what());
       return 2;
@@ -284,7 +291,10 @@ int main(int argc, char** argv) {
       rs.opt.path = parse_lane(lane);
       rs.stream = stream;
 #if UATTN_BENCH_CPU
-      if (model) model->begin_lane();
+      if (model) {
+        model->begin_lane(sc);
+        rs.check_q_heads = model->checked_q_heads(sc);
+      }
 #endif
       const e2e::RunOutcome out = e2e::run_on_device(rt.get(), *prob, rs);
 #if UATTN_BENCH_CPU
@@ -299,7 +309,7 @@ int main(int argc, char** argv) {
         r.reduce_instance = out.sel.path == Path::k3D ? out.sel.reduce.row->name : "";
         r.num_segments = out.sel.num_segments;
       }
-      r.out = read_out(*prob);
+      r.out = read_out(*prob, rs.check_q_heads);
       if (r.ok && timed) {
         std::vector<std::unique_ptr<e2e::DeviceProblem>> sets;
         for (int i = 0; i < o.rotate; ++i) sets.push_back(std::make_unique<e2e::DeviceProblem>(*prob));

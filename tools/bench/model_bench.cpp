@@ -53,20 +53,37 @@ struct Row {
 
 class Impl final : public ModelBench {
  public:
-  Impl(const std::string& arch, const std::string& triton_dir, const std::string& seed_file, uint64_t max_groups)
-      : m_(model::load_machine(arch)), triton_dir_(triton_dir), max_groups_(max_groups) {
+  Impl(const std::string& arch, const std::string& triton_dir, const std::string& seed_file, uint64_t max_groups,
+       int kv_heads)
+      : m_(model::load_machine(arch)), triton_dir_(triton_dir), max_groups_(max_groups), kv_heads_(kv_heads) {
     std::ifstream in(seed_file);
     if (!in) throw std::runtime_error("--model: cannot open the seed's Triton times " + seed_file);
     seed_ = json::parse(in);
     hipcpu::set_engine(hipcpu::Engine::kIsa);
   }
 
-  void begin_lane() override {
+  // The sampling of one launch of `sc`: the first kv_heads_ KV heads' share of
+  // grid.y when grid.y is a multiple of num_kv_heads (attention: KV heads,
+  // reduce: query heads), else none.
+  model::LaunchModel::Sampling sampling(const BenchScenario& sc, const emu::LaunchRequest& rq) const {
+    model::LaunchModel::Sampling s;
+    s.max_groups = max_groups_;
+    const int hkv = sc.spec.num_kv_heads;
+    if (kv_heads_ > 0 && kv_heads_ < hkv && rq.grid[1] % hkv == 0) s.heads = rq.grid[1] / hkv * kv_heads_;
+    return s;
+  }
+
+  int checked_q_heads(const BenchScenario& sc) const override {
+    const int hkv = sc.spec.num_kv_heads;
+    return kv_heads_ > 0 && kv_heads_ < hkv ? sc.spec.num_q_heads / hkv * kv_heads_ : 0;
+  }
+
+  void begin_lane(const BenchScenario& sc) override {
     current_.kernels.clear();
     pending_.clear();
-    hipcpu::set_isa_hook([this](const emu::CodeObject& co, emu::LaunchRequest& rq) {
+    hipcpu::set_isa_hook([this, &sc](const emu::CodeObject& co, emu::LaunchRequest& rq) {
       pending_.push_back(std::make_unique<model::LaunchModel>(m_, co, rq));
-      pending_.back()->attach(rq, max_groups_);
+      pending_.back()->attach(rq, sampling(sc, rq));
     });
   }
 
@@ -96,6 +113,9 @@ class Impl final : public ModelBench {
       row.scenario = sc.name;
       row.scale = std::to_string(sc.scale) + (sc.seq_divisor > 1 ? "/s" + std::to_string(sc.seq_divisor) : "");
       row.full_size = sc.scale == 1 && sc.seq_divisor == 1;
+      if (const int hq = checked_q_heads(sc))  // heads sampled: the launch is still the full one
+        row.scale += " h" + std::to_string(hq / (sc.spec.num_q_heads / sc.spec.num_kv_heads)) + "/" +
+                     std::to_string(sc.spec.num_kv_heads);
       const LaneModel& um = lanes_[{sc.name, lane}];
       row.u_path = rec.value(k + "_path", std::string());
       row.segs = rec.value(k + "_num_segments", 1);
@@ -121,8 +141,8 @@ class Impl final : public ModelBench {
           rec[t + "_error"] = e.what();
         }
       }
-      const json& times = seed_.at("times");  // measured on MI355X: gfx950 rows only
-      if (m_.arch == "gfx950" && times.contains(sc.name) && times[sc.name].contains(lane))
+      const json& times = seed_.at("times");  // measured on the seed's machine (its "arch") only
+      if (seed_.value("arch", "") == m_.arch && times.contains(sc.name) && times[sc.name].contains(lane))
         row.seed_us = times[sc.name][lane].get<double>();
       rec["seed_triton_" + lane + "_us"] = std::isnan(row.seed_us) ? json(nullptr) : json(row.seed_us);
       rows_[lane].push_back(row);
@@ -132,7 +152,8 @@ class Impl final : public ModelBench {
   void print_tables(const std::vector<std::string>& lanes) const override {
     printf("\nWhole-launch model (tools/model; a model, not a measurement): machine %s (%s, %d CUs, %.0f MHz, "
            "%.0f GB/s), issue costs and latencies from LLVM's %s (SISchedule.td); column 'scale': lengths divided "
-           "by N ('/sM': every M-th sequence kept); model/seed only at scale 1.\n",
+           "by N ('/sM': every M-th sequence kept; ' hK/N': the workgroups of K of the N KV heads run and traced, the "
+           "others modelled as alike); model/seed only at scale 1.\n",
            m_.arch.c_str(), m_.product.c_str(), m_.compute_units, m_.clock_mhz, m_.hbm_gbs, m_.sched_model.c_str());
     for (const std::string& lane : lanes) {
       auto it = rows_.find(lane);
@@ -162,6 +183,7 @@ class Impl final : public ModelBench {
                          {"clock_mhz", m_.clock_mhz}, {"hbm_gbs", m_.hbm_gbs}, {"sources", src}}},
             {"sched_model", m_.sched_model},
             {"max_traced_groups", max_groups_},
+            {"sampled_kv_heads", kv_heads_},
             {"triton_dir", triton_dir_},
             {"seed_source", seed_.value("source", "")}};
   }
@@ -187,14 +209,15 @@ class Impl final : public ModelBench {
         triton_dir_, cfg, is3d, *run,
         [&](const triton::Kernel& k, emu::LaunchRequest& rq) {
           models.push_back(std::make_unique<model::LaunchModel>(m_, *k.co, rq));
-          models.back()->attach(rq, max_groups_);
+          models.back()->attach(rq, sampling(sc, rq));
         },
         &pr);
     if (!err.empty()) throw std::runtime_error(err);
     Modelled md;
     for (auto& mdl : models) md.kernels.push_back(mdl->finish());
     const exec::Tolerance tol = exec::tolerance_for(P);
-    const testing::CompareResult cr = testing::compare_output(P, P.reference(), tol.atol, tol.rtol);
+    const int q_heads = checked_q_heads(sc);
+    const testing::CompareResult cr = testing::compare_output(P, P.reference(q_heads), tol.atol, tol.rtol, q_heads);
     row->t_us = md.us();
     row->t_err = cr.max_abs;
     rec[t + "_model_us"] = row->t_us;
@@ -207,6 +230,7 @@ class Impl final : public ModelBench {
   model::Machine m_;
   std::string triton_dir_;
   uint64_t max_groups_;
+  int kv_heads_ = 0;
   json seed_;
   std::vector<std::unique_ptr<model::LaunchModel>> pending_;
   Modelled current_;
@@ -217,8 +241,8 @@ class Impl final : public ModelBench {
 }  // namespace
 
 std::unique_ptr<ModelBench> ModelBench::create(const std::string& arch, const std::string& triton_dir,
-                                               const std::string& seed_file, uint64_t max_groups) {
-  return std::make_unique<Impl>(arch, triton_dir, seed_file, max_groups);
+                                               const std::string& seed_file, uint64_t max_groups, int kv_heads) {
+  return std::make_unique<Impl>(arch, triton_dir, seed_file, max_groups, kv_heads);
 }
 
 }  // namespace uattn::bench

@@ -19,13 +19,18 @@ namespace uattn::bench {
 class ModelBench {
  public:
   // `arch`: gfx950 or gfx1030 (the machine record tools/model/machines/<arch>.json);
-  // `max_groups`: trace at most this many workgroups per launch (0 = all).
-  // Throws std::runtime_error naming a missing record or file.
+  // `max_groups`: trace at most this many workgroups per launch (0 = all);
+  // `kv_heads` > 0: run and trace only the workgroups of the first `kv_heads` KV
+  // heads of each launch whose grid.y is a multiple of the scenario's
+  // num_kv_heads (model::LaunchModel::Sampling::heads), the outputs checked for
+  // their query heads only. Throws std::runtime_error naming a missing record or file.
   static std::unique_ptr<ModelBench> create(const std::string& arch, const std::string& triton_dir,
-                                            const std::string& seed_file, uint64_t max_groups);
+                                            const std::string& seed_file, uint64_t max_groups, int kv_heads = 0);
   virtual ~ModelBench() = default;
   // Around one uattn lane's run (Runtime::run on the CPU-backed device, ISA engine).
-  virtual void begin_lane() = 0;
+  virtual void begin_lane(const BenchScenario& sc) = 0;
+  // The query heads whose outputs a lane of `sc` computes (0: all).
+  virtual int checked_q_heads(const BenchScenario& sc) const = 0;
   virtual void end_lane(const BenchScenario& sc, const std::string& lane, bool ok) = 0;
   // After a scenario's lanes: runs Triton's lanes and adds every model field to `rec`.
   virtual void scenario_done(const BenchScenario& sc, const std::vector<std::string>& lanes, nlohmann::json& rec) = 0;

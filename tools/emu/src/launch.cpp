@@ -663,7 +663,7 @@ LaunchResult CodeObjectImpl::launch(const LaunchRequest& req) const {
   std::string error;
   uint64_t error_group = ~0ull;
   std::vector<std::string> warnings;
-  uint64_t insts = 0, waves = 0;
+  uint64_t insts = 0, waves = 0, groups_run = 0;
   std::vector<uint64_t> hits, changes;
   auto worker = [&] {
     Runner r = *proto;  // own LaunchState (warning counters)
@@ -674,12 +674,14 @@ LaunchResult CodeObjectImpl::launch(const LaunchRequest& req) const {
     std::vector<std::string> warn;
     r.L.warnings = &warn;
     Workgroup wg;
-    uint64_t my_insts = 0, my_waves = 0;
+    uint64_t my_insts = 0, my_waves = 0, my_groups = 0;
     for (;;) {
       const uint64_t g = next.fetch_add(1);
       if (g >= groups || failed.load()) break;
       const uint32_t x = uint32_t(g % req.grid[0]), y = uint32_t(g / req.grid[0] % req.grid[1]),
                      z = uint32_t(g / (uint64_t(req.grid[0]) * req.grid[1]));
+      if (req.run_group && !req.run_group(x, y, z)) continue;
+      ++my_groups;
       const bool traced = req.trace && (!req.trace_group || req.trace_group(x, y, z));
       GroupTrace gt;
       try {
@@ -704,6 +706,7 @@ LaunchResult CodeObjectImpl::launch(const LaunchRequest& req) const {
     }
     insts += my_insts;
     waves += my_waves;
+    groups_run += my_groups;
     for (auto& s : warn)
       if (warnings.size() < 16) warnings.push_back(std::move(s));
   };
@@ -718,6 +721,7 @@ LaunchResult CodeObjectImpl::launch(const LaunchRequest& req) const {
     if (hits[i]) res.executed.push_back(LaunchResult::Executed{proto->prog.insts[i].addr, hits[i], changes[i]});
   res.warnings = std::move(warnings);
   res.wave_instructions = insts;
+  res.groups_run = groups_run;
   res.waves = waves;
   return finish(error.empty(), error);
 }

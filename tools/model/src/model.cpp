@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <deque>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <thread>
 #include <unordered_set>
 
 #include "uattn/model/model.hpp"
@@ -62,9 +64,11 @@ Machine load_machine(const std::string& arch, const std::string& dir_in) {
   get("vgprs_per_simd_lane", &m.vgprs_per_simd_lane);
   get("vgpr_granule", &m.vgpr_granule);
   get("sgprs_per_simd", &m.sgprs_per_simd);
+  get("store_counter", &m.store_counter);
   get("clocks_per_model_unit", &m.clocks_per_model_unit);
   get("sched_model", &m.sched_model);
   get("launch_overhead_us", &m.launch_overhead_us);
+  (void)inst_cost(m.sched_model, "s_endpgm");  // throws for a scheduling model without costs here
   if (m.compute_units <= 0 || m.simds_per_cu <= 0 || m.clock_mhz <= 0 || m.hbm_gbs <= 0 || m.max_waves_per_simd <= 0 ||
       m.clocks_per_model_unit <= 0 || m.lds_banks <= 0 || m.cache_line_bytes <= 0)
     throw std::runtime_error("uattn-model: " + path + ": a count, clock or bandwidth is not positive");
@@ -106,14 +110,15 @@ struct LaunchModel::Impl {
   uint32_t lds_per_group = 0;
   int vgprs = 0, agprs = 0, sgprs = 0;
   std::vector<StaticInst> insts;
-  bool gfx10 = false;
+  bool store_counter = false;  // Machine::store_counter
   int vmem_latency = 80, lds_latency = 5, smem_latency = 5;
 
   std::mutex mu;
   std::map<uint64_t, GroupStream> streams;  // linear group id -> trace
   std::unordered_set<uint64_t> lines_read, lines_written;
   double line_accesses = 0, global_bytes = 0;
-  uint64_t max_groups = 0;
+  uint64_t max_groups = 0;  // Sampling::max_groups in force (0: none)
+  uint32_t keep_y = 0;      // Sampling::heads in force (0: none)
 
   // Occupancy (descriptor + machine).
   int waves_per_simd = 0, groups_per_cu = 0;
@@ -372,7 +377,7 @@ struct LaunchModel::Impl {
                 case Unit::kVmem: {
                   const uint64_t done_t = t + vmem_latency;
                   if (si.flat) w.lds.push_back(std::max(done_t, w.lds.empty() ? 0 : w.lds.back()));
-                  auto& q = (si.store && gfx10) ? w.vs : w.vm;
+                  auto& q = (si.store && store_counter) ? w.vs : w.vm;
                   q.push_back(std::max(done_t, q.empty() ? 0 : q.back()));
                   unit_free[s][unit_index(u)] = t + si.cost.issue;
                   break;
@@ -439,13 +444,13 @@ struct LaunchModel::Impl {
 // (the launch model and the one-wave llvm-mca check share it). An atomic counts
 // as a store (it returns through the same counter).
 static void load_code(LaunchModel::Impl& p, const Machine& m, const std::vector<emu::Instruction>& insts) {
-  p.gfx10 = m.arch == "gfx1030";
-  p.vmem_latency = inst_cost(m.arch, "global_load_dword").latency;
-  p.lds_latency = inst_cost(m.arch, "ds_read_b32").latency;
-  p.smem_latency = inst_cost(m.arch, "s_load_dword").latency;
+  p.store_counter = m.store_counter;
+  p.vmem_latency = inst_cost(m.sched_model, "global_load_dword").latency;
+  p.lds_latency = inst_cost(m.sched_model, "ds_read_b32").latency;
+  p.smem_latency = inst_cost(m.sched_model, "s_load_dword").latency;
   for (const emu::Instruction& in : insts) {
     StaticInst s;
-    s.cost = inst_cost(m.arch, in.mnemonic);
+    s.cost = inst_cost(m.sched_model, in.mnemonic);
     s.reads = in.reads;
     if (!in.is_mem) s.writes = in.writes;
     s.vmcnt = in.vmcnt;
@@ -479,15 +484,21 @@ LaunchModel::LaunchModel(const Machine& m, const emu::CodeObject& co, const emu:
 
 LaunchModel::~LaunchModel() = default;
 
-void LaunchModel::attach(emu::LaunchRequest& rq, uint64_t max_groups) {
+void LaunchModel::attach(emu::LaunchRequest& rq, const Sampling& smp) {
   Impl* p = p_.get();
   rq.trace = [p](emu::GroupTrace&& g) { p->add(std::move(g)); };
   rq.trace_group = nullptr;
+  rq.run_group = nullptr;
   p->max_groups = 0;
-  if (max_groups > 0 && max_groups < p->groups) {
+  p->keep_y = 0;
+  if (smp.heads > 0 && smp.heads < p->grid[1]) {
+    const uint32_t keep = smp.heads;
+    p->keep_y = keep;
+    rq.run_group = [keep](uint32_t, uint32_t y, uint32_t) { return y < keep; };
+  } else if (smp.max_groups > 0 && smp.max_groups < p->groups) {
     // whole dispatch rounds from the start of the grid
     const uint64_t round = (uint64_t)p->m.compute_units * p->groups_per_cu;
-    const uint64_t keep = std::max<uint64_t>(round, max_groups / round * round);
+    const uint64_t keep = std::max<uint64_t>(round, smp.max_groups / round * round);
     if (keep < p->groups) {
       p->max_groups = keep;
       const uint32_t gx = p->grid[0], gy = p->grid[1];
@@ -516,14 +527,49 @@ KernelTime LaunchModel::finish() {
   std::vector<const GroupStream*> traced;
   for (auto& [id, s] : p.streams) traced.push_back(&s);
   const int cus = p.m.compute_units;
+  const uint64_t gx = p.grid[0], gy = p.grid[1];
   std::vector<std::vector<const GroupStream*>> queues(std::min<uint64_t>(cus, p.groups));
   for (uint64_t g = 0; g < p.groups; ++g) {
-    auto it = p.streams.find(g);
+    uint64_t rep = g;
+    if (p.keep_y) {  // (x, y, z) stands in as (x, y mod heads, z)
+      const uint64_t x = g % gx, y = g / gx % gy, z = g / (gx * gy);
+      rep = x + gx * (y % p.keep_y + gy * z);
+    }
+    auto it = p.streams.find(rep);
+    if (p.keep_y && it == p.streams.end())
+      throw std::runtime_error("uattn-model: " + p.kernel + ": workgroup " + std::to_string(rep) +
+                               " of the sampled heads was not traced");
     queues[g % queues.size()].push_back(it != p.streams.end() ? &it->second : traced[g % traced.size()]);
   }
+  // CUs are independent: simulated on the host's cores.
   double acct[kRCount] = {};
   uint64_t worst = 0;
-  for (auto& q : queues) worst = std::max(worst, p.run_cu(q, acct));
+  {
+    const unsigned nt = (unsigned)std::max<size_t>(
+        1, std::min<size_t>(queues.size(), std::max(1u, std::thread::hardware_concurrency())));
+    std::vector<std::array<double, kRCount>> part(nt);
+    std::vector<uint64_t> part_worst(nt, 0);
+    std::vector<std::string> part_err(nt);
+    std::atomic<size_t> next{0};
+    auto work = [&](unsigned t) {
+      part[t].fill(0);
+      try {
+        for (size_t q; (q = next.fetch_add(1)) < queues.size();)
+          part_worst[t] = std::max(part_worst[t], p.run_cu(queues[q], part[t].data()));
+      } catch (const std::exception& e) {
+        part_err[t] = e.what();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < nt; ++t) pool.emplace_back(work, t);
+    work(0);
+    for (auto& th : pool) th.join();
+    for (unsigned t = 0; t < nt; ++t) {
+      if (!part_err[t].empty()) throw std::runtime_error(part_err[t]);
+      worst = std::max(worst, part_worst[t]);
+      for (int k = 0; k < kRCount; ++k) acct[k] += part[t][k];
+    }
+  }
   // CUs with no workgroup are idle for the whole launch.
   acct[kRIdle] += (double)(cus - (int)queues.size()) * p.m.simds_per_cu * (double)worst;
   // and CUs finishing early idle until the last one ends
@@ -542,7 +588,7 @@ KernelTime LaunchModel::finish() {
   r.cu_cycles = (double)worst * p.m.clocks_per_model_unit;
   r.compute_us = r.cu_cycles / p.m.clock_mhz;
   // HBM: compulsory lines when the footprint fits the last-level cache.
-  const double scale = p.max_groups ? (double)p.groups / (double)r.traced_groups : 1.0;
+  const double scale = p.max_groups || p.keep_y ? (double)p.groups / (double)r.traced_groups : 1.0;
   const double line = p.m.cache_line_bytes;
   const double unique = (double)(p.lines_read.size() + p.lines_written.size()) * line * scale;
   const double every = p.line_accesses * line * scale;
@@ -552,9 +598,14 @@ KernelTime LaunchModel::finish() {
   r.launch_us = p.m.launch_overhead_us;
   r.bound = r.memory_us > r.compute_us ? "memory" : "compute";
   r.us = std::max(r.compute_us, r.memory_us) + r.launch_us;
-  r.sampling = p.max_groups ? "first " + std::to_string(r.traced_groups) + " of " + std::to_string(p.groups) +
-                                  " workgroups traced (whole dispatch rounds); the rest taken as alike"
-                            : "every workgroup traced";
+  r.sampling = p.keep_y ? "workgroups with grid.y < " + std::to_string(p.keep_y) + " of " + std::to_string(gy) +
+                              " (heads) run and traced: " + std::to_string(r.traced_groups) + " of " +
+                              std::to_string(p.groups) + "; (x, y, z) modelled as (x, y mod " +
+                              std::to_string(p.keep_y) + ", z), memory traffic scaled by " +
+                              std::to_string(p.groups) + "/" + std::to_string(r.traced_groups)
+               : p.max_groups ? "first " + std::to_string(r.traced_groups) + " of " + std::to_string(p.groups) +
+                                    " workgroups traced (whole dispatch rounds); the rest taken as alike"
+                              : "every workgroup traced";
   return r;
 }
 

@@ -68,9 +68,11 @@ bool is_64(const std::string& m) {
 
 }  // namespace
 
-InstCost inst_cost(const std::string& arch, const std::string& m) {
-  const bool g10 = arch == "gfx1030";
-  if (arch != "gfx950" && !g10) throw std::runtime_error("uattn-model: no scheduling model for arch " + arch);
+InstCost inst_cost(const std::string& sched_model, const std::string& m) {
+  const bool g10 = sched_model == "GFX10SpeedModel";
+  if (sched_model != "SIDPGFX940FullSpeedModel" && !g10)
+    throw std::runtime_error("uattn-model: sched_model '" + sched_model +
+                             "' has no instruction costs here; expected SIDPGFX940FullSpeedModel or GFX10SpeedModel");
   auto c = [](Unit u, int issue, int lat) { return InstCost{u, issue, lat}; };
   if (m == "s_waitcnt" || starts(m, "s_waitcnt_")) return c(Unit::kWait, 1, 1);
   if (m == "s_barrier") return c(Unit::kBarrier, 1, 1);

@@ -134,6 +134,10 @@ struct LaunchRequest {
   // instruction and per memory access.
   std::function<bool(uint32_t x, uint32_t y, uint32_t z)> trace_group;
   std::function<void(GroupTrace&&)> trace;
+  // Workgroups to execute (null: every one). A workgroup it rejects is not run
+  // at all: nothing it would write is written (LaunchResult::groups_run counts
+  // the others). For a model that samples alike workgroups (tools/model).
+  std::function<bool(uint32_t x, uint32_t y, uint32_t z)> run_group;
 };
 
 struct LaunchResult {
@@ -142,6 +146,7 @@ struct LaunchResult {
   std::vector<std::string> warnings;
   uint64_t wave_instructions = 0; // executed, all waves
   uint64_t waves = 0;
+  uint64_t groups_run = 0;        // workgroups executed (all of the grid unless run_group)
   double seconds = 0;             // host time of the emulation
   // profile: per instruction executed at least once, in address order: its
   // address, the waves that executed it, and how many of those executions

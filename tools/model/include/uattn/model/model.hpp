@@ -38,6 +38,7 @@ struct Machine {
   int vgprs_per_simd_lane = 0, vgpr_granule = 8, sgprs_per_simd = 0, lds_banks = 32, cache_line_bytes = 128;
   int clocks_per_model_unit = 1;
   uint32_t lds_bytes_per_cu = 0;
+  bool store_counter = false;  // stores counted apart from loads (gfx10 VS_CNT), else with them (VM_CNT)
   double clock_mhz = 0, hbm_gbs = 0, last_level_cache_bytes = 0, l2_bytes = 0, launch_overhead_us = 0;
   std::string sched_model;
   std::map<std::string, std::string> sources;  // field -> where the value comes from
@@ -54,9 +55,10 @@ struct InstCost {
   int issue = 1;    // cycles the unit is held (ResourceCycles)
   int latency = 1;  // until a reader of its result may issue (Latency)
 };
-// The class of one instruction on `arch` ("gfx950": SIDPGFX940FullSpeedModel,
-// "gfx1030": GFX10SpeedModel).
-InstCost inst_cost(const std::string& arch, const std::string& mnemonic);
+// The class of one instruction under LLVM scheduling model `sched_model`
+// (Machine::sched_model: "SIDPGFX940FullSpeedModel" or "GFX10SpeedModel").
+// Throws std::runtime_error for another model.
+InstCost inst_cost(const std::string& sched_model, const std::string& mnemonic);
 
 // Where the SIMD-cycles of a launch went (each SIMD, each cycle from the
 // launch's start to its end, is counted once: issuing, or the reason its
@@ -90,11 +92,26 @@ class LaunchModel {
  public:
   LaunchModel(const Machine& m, const emu::CodeObject& co, const emu::LaunchRequest& rq);
   ~LaunchModel();
-  // Sets rq.trace (and rq.trace_group when sampling) to feed this model.
-  // `max_groups` > 0: trace at most that many workgroups, chosen as whole
-  // dispatch rounds from the start of the grid; the rest are taken to be like
-  // them (stated in KernelTime::sampling).
-  void attach(emu::LaunchRequest& rq, uint64_t max_groups = 0);
+  // How a launch is sampled; KernelTime::sampling states the rule used.
+  struct Sampling {
+    // > 0: trace at most this many workgroups, chosen as whole dispatch rounds
+    // from the start of the grid; every workgroup still runs, the untraced ones
+    // are modelled as the traced one at their index modulo the traced count.
+    uint64_t max_groups = 0;
+    // > 0 and < grid.y: run and trace only the workgroups with y < heads; the
+    // workgroup (x, y, z) is modelled as the traced (x, y mod heads, z). For
+    // kernels whose grid.y is the head dimension (uattn's and Triton's attention
+    // and reduce kernels: the tile count, masks and control flow of a workgroup
+    // depend on its sequence and Q block, not on its head), so the stand-in
+    // issues the same instruction stream; its addresses are another head's.
+    // HBM bytes: the traced lines times grid.y / heads, an upper bound (lines
+    // every head reads, e.g. the block table, count once per head).
+    uint32_t heads = 0;
+  };
+  // Sets rq.trace (and rq.trace_group / rq.run_group when sampling) to feed
+  // this model.
+  void attach(emu::LaunchRequest& rq, const Sampling& s);
+  void attach(emu::LaunchRequest& rq, uint64_t max_groups = 0) { attach(rq, Sampling{max_groups, 0}); }
   void add(emu::GroupTrace&& g);
   KernelTime finish();
 
