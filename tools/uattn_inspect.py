@@ -21,7 +21,10 @@ loop is straight-line when no other backward branch lies inside its body (no inn
 latch) and no other loop overlaps it; forward branches (skips) are allowed and counted.  Two loops whose bodies overlap without nesting (a loop with two
 headers, as clang emits when one path skips a computation) form one region: the wider one is the
 top-level loop and is not straight-line.
-Every top-level loop is reported.
+Every top-level loop is reported, with its role: `interior` (the KV-tile loop below), `boundary`
+(another top-level loop with work >= half the largest work: a masked or clamped tile loop, or the
+tile loop of another path through the kernel) or `helper` (the rest). A boundary loop's llvm-mca
+cycles per iteration are also given as a multiple of the interior loop's (`vs_interior`).
 
 The KV-tile loop (the steady-state one) is chosen by this rule:
   work(loop) = MFMA instructions on gfx950 (v_mfma*, v_smfmac*), multiply-add VALU instructions on
@@ -487,6 +490,10 @@ def analyse(inputs, a):
             for lp in r["loops"]:
                 lp.pop("_asm", None)
                 finish_loop(r, lp)
+            inner = r["loops"][r["tile_loop"]].get("cycles_per_iter") if r["tile_loop"] is not None else None
+            for lp in r["loops"]:
+                if lp["role"] == "boundary" and inner and lp.get("cycles_per_iter"):
+                    lp["vs_interior"] = round(lp["cycles_per_iter"] / inner, 2)
     return rows
 
 
@@ -521,8 +528,11 @@ def kernel_record(k, arch, inp, insns):
         loops.append(rec)
     r["loops"] = loops
     r["tile_loop"] = select_tile_loop(loops)
+    top = max((lp["work"] for lp in loops), default=0)
     for k2, lp in enumerate(loops):
         lp["kv_tile_loop"] = k2 == r["tile_loop"]
+        lp["role"] = "interior" if lp["kv_tile_loop"] else \
+            "boundary" if lp["work"] > 0 and 2 * lp["work"] >= top else "helper"
     return r
 
 
@@ -654,11 +664,11 @@ def print_text(rows, out=sys.stdout):
             print("  no loop", file=out)
         for lp in r["loops"]:
             c = lp["classes"]
-            tag = "KV-tile" if lp["kv_tile_loop"] else "loop"
+            tag = {"interior": "KV-tile", "boundary": "boundary"}.get(lp["role"], "loop")
             sl = "straight-line" if lp["straight_line"] else \
                 f"NOT straight-line ({lp['inner_loops']} inner loops, {lp['backward_branches_inside']} backward " \
                 f"branches inside, {lp['overlapping_loops']} overlapping loops): per-iteration estimate meaningless"
-            print(f"  {tag:7} {lp['start_addr']}-{lp['end_addr']}  {lp['insts']} insts  {sl}", file=out)
+            print(f"  {tag:8} {lp['start_addr']}-{lp['end_addr']}  {lp['insts']} insts  {sl}", file=out)
             print(f"     MFMA {c['mfma']}  VALU {c['valu']}  cndmask {c['cndmask']}  trans {c['trans']}  "
                   f"fma {lp['fma']}  SALU {c['salu']}  SMEM {c['smem']}  branch {c['branch']} "
                   f"({lp['forward_branches']} forward)  waitcnt {c['waitcnt']}  barrier {c['barrier']}  "
@@ -673,6 +683,7 @@ def print_text(rows, out=sys.stdout):
                     xdl = f"{lp['xdl_busy']:.0%}" if lp.get("xdl_busy") is not None else "-"
                     print(f"     llvm-mca {lp['cycles_per_iter']} cycles/iter  XDL busy {xdl}"
                           + (f"  row-keys/cycle {rk}" if rk is not None else "")
+                          + (f"  {lp['vs_interior']}x the KV-tile loop" if "vs_interior" in lp else "")
                           + ("" if lp["straight_line"] else "  (meaningless: not straight-line)"), file=out)
 
 

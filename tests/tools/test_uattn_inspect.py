@@ -149,6 +149,9 @@ def test_counts_by_class_and_width(insns):
     assert nested["classes"]["mfma"] == 3 and not nested["straight_line"]
     # the KV-tile loop: straight-line, most MFMA (2 = 2), fewest v_cndmask -> the steady one
     assert r["tile_loop"] == 1 and steady["kv_tile_loop"]
+    # roles: the KV-tile loop is the interior one; the masked loop (as much work) and the nested
+    # region (more work) are boundary loops
+    assert (masked["role"], steady["role"], nested["role"]) == ("boundary", "interior", "boundary")
     assert r["tile"] == {"block_m": 128, "block_n": 32, "waves": 4}
     assert r["vgpr_agpr_total"] == 128  # gfx950: .vgpr_count already holds the AGPRs
     assert r["occupancy_waves_per_simd"] == 4  # 512 // 128 registers

@@ -107,7 +107,8 @@ def check(doc, args):
     return errs
 
 
-MODEL_TOP = {"machine": dict, "sched_model": str, "max_traced_groups": int, "triton_dir": str, "seed_source": str}
+MODEL_TOP = {"machine": dict, "sched_model": str, "max_traced_groups": int, "sampled_kv_heads": int,
+             "triton_dir": str, "seed_source": str}
 KERNEL = {"kernel": str, "us": NUM, "compute_us": NUM, "memory_us": NUM, "launch_us": NUM, "bound": str,
           "groups": int, "traced_groups": int, "sampling": str, "waves_per_simd": int, "groups_per_cu": int,
           "simd_cycles": dict}
@@ -144,6 +145,12 @@ def check_model(doc):
                     for key, typ in KERNEL.items():
                         if not isinstance(ln.get(key), typ):
                             errs.append(f"{where}: {k}_model_launches[{j}].{key} = {ln.get(key)!r} is not {typ}")
+                    g, tg = ln.get("groups"), ln.get("traced_groups")
+                    if isinstance(g, int) and isinstance(tg, int) and not 0 < tg <= g:
+                        errs.append(f"{where}: {k}_model_launches[{j}]: {tg} of {g} workgroups traced")
+                    if (model.get("sampled_kv_heads") or 0) == 0 and model.get("max_traced_groups") == 0 \
+                            and tg != g:
+                        errs.append(f"{where}: {k}_model_launches[{j}]: {tg} of {g} workgroups traced, no sampling asked")
                     shares = ln.get("simd_cycles", {})
                     if isinstance(shares, dict) and abs(sum(shares.values()) - 1) > 1e-6:
                         errs.append(f"{where}: {k}_model_launches[{j}].simd_cycles sum to {sum(shares.values())}")
