@@ -10,6 +10,8 @@
 
 #include <stdio.h>
 
+#include <type_traits>
+
 namespace uattn::emu {
 namespace {
 
@@ -356,6 +358,31 @@ UATTN_CMP32(s_cmp_lt_i32, int32_t, <)
 
 #undef UATTN_CMP32
 
+// SOPK compares: SCC = S0 <op> SIMM16, sign-extended for the _i32 forms and
+// zero-extended for the _u32 forms (CDNA4 / RDNA2 ISA guides, S_CMPK_*:
+// "32'I(signext(SIMM16))" / "32'U(SIMM16)").
+#define UATTN_CMPK(name, T, op)                                                   \
+  void op_##name(Ctx& c, const Inst& in) {                                        \
+    const T a = (T)c.scalar(in, 0);                                               \
+    const T b = std::is_signed<T>::value ? (T)simm16(in) : (T)(uint16_t)simm16(in); \
+    c.w.scc = a op b;                                                             \
+  }
+
+UATTN_CMPK(s_cmpk_eq_i32, int32_t, ==)
+UATTN_CMPK(s_cmpk_lg_i32, int32_t, !=)
+UATTN_CMPK(s_cmpk_gt_i32, int32_t, >)
+UATTN_CMPK(s_cmpk_ge_i32, int32_t, >=)
+UATTN_CMPK(s_cmpk_lt_i32, int32_t, <)
+UATTN_CMPK(s_cmpk_le_i32, int32_t, <=)
+UATTN_CMPK(s_cmpk_eq_u32, uint32_t, ==)
+UATTN_CMPK(s_cmpk_lg_u32, uint32_t, !=)
+UATTN_CMPK(s_cmpk_gt_u32, uint32_t, >)
+UATTN_CMPK(s_cmpk_ge_u32, uint32_t, >=)
+UATTN_CMPK(s_cmpk_lt_u32, uint32_t, <)
+UATTN_CMPK(s_cmpk_le_u32, uint32_t, <=)
+
+#undef UATTN_CMPK
+
 void op_s_cmp_eq_u64(Ctx& c, const Inst& in) { c.w.scc = c.scalar64(in, 0) == c.scalar64(in, 1); }
 void op_s_cmp_lg_u64(Ctx& c, const Inst& in) { c.w.scc = c.scalar64(in, 0) != c.scalar64(in, 1); }
 
@@ -478,6 +505,14 @@ void register_scalar(OpTable& t) {
   t.add("s_cmp_le_i32", &op_s_cmp_le_i32);
   t.add("s_cmp_lt_i32", &op_s_cmp_lt_i32);
   t.add("s_cmp_eq_u64", &op_s_cmp_eq_u64);
+  for (const auto& [n, f] : std::initializer_list<std::pair<const char*, void (*)(Ctx&, const Inst&)>>{
+           {"s_cmpk_eq_i32", &op_s_cmpk_eq_i32}, {"s_cmpk_lg_i32", &op_s_cmpk_lg_i32},
+           {"s_cmpk_gt_i32", &op_s_cmpk_gt_i32}, {"s_cmpk_ge_i32", &op_s_cmpk_ge_i32},
+           {"s_cmpk_lt_i32", &op_s_cmpk_lt_i32}, {"s_cmpk_le_i32", &op_s_cmpk_le_i32},
+           {"s_cmpk_eq_u32", &op_s_cmpk_eq_u32}, {"s_cmpk_lg_u32", &op_s_cmpk_lg_u32},
+           {"s_cmpk_gt_u32", &op_s_cmpk_gt_u32}, {"s_cmpk_ge_u32", &op_s_cmpk_ge_u32},
+           {"s_cmpk_lt_u32", &op_s_cmpk_lt_u32}, {"s_cmpk_le_u32", &op_s_cmpk_le_u32}})
+    t.add(n, f);
   t.add("s_cmp_lg_u64", &op_s_cmp_lg_u64);
   t.add("s_bitcmp1_b32", &op_s_bitcmp1_b32);
   // SOPP
