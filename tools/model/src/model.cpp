@@ -116,7 +116,8 @@ struct LaunchModel::Impl {
   std::mutex mu;
   std::map<uint64_t, GroupStream> streams;  // linear group id -> trace
   std::unordered_set<uint64_t> lines_read, lines_written;
-  double line_accesses = 0, global_bytes = 0;
+  double global_bytes = 0;
+  double group_unique_lines = 0;  // sum over traced workgroups of their distinct lines
   uint64_t max_groups = 0;  // Sampling::max_groups in force (0: none)
   uint32_t keep_y = 0;      // Sampling::heads in force (0: none)
 
@@ -182,7 +183,7 @@ struct LaunchModel::Impl {
   void add(emu::GroupTrace&& g) {
     GroupStream s;
     std::vector<uint64_t> rd, wr;
-    double bytes = 0, acc = 0;
+    double bytes = 0;
     const uint64_t line = (uint64_t)m.cache_line_bytes;
     for (const emu::WaveTrace& w : g.waves) {
       std::vector<Op> ops;
@@ -198,7 +199,6 @@ struct LaunchModel::Impl {
           for (uint64_t l = a.addr / line; l <= (a.addr + a.bytes - 1) / line; ++l) {
             if (l == last) continue;  // one line of one instruction counts once
             last = l;
-            acc += 1;
             (a.store ? wr : rd).push_back(l);
           }
         }
@@ -207,10 +207,14 @@ struct LaunchModel::Impl {
       s.waves.push_back(std::move(ops));
     }
     const uint64_t id = g.id[0] + (uint64_t)grid[0] * (g.id[1] + (uint64_t)grid[1] * g.id[2]);
+    std::vector<uint64_t> mine(rd);  // this workgroup's distinct lines
+    mine.insert(mine.end(), wr.begin(), wr.end());
+    std::sort(mine.begin(), mine.end());
+    const double group_lines = (double)(std::unique(mine.begin(), mine.end()) - mine.begin());
     std::lock_guard<std::mutex> l(mu);
+    group_unique_lines += group_lines;
     lines_read.insert(rd.begin(), rd.end());
     lines_written.insert(wr.begin(), wr.end());
-    line_accesses += acc;
     global_bytes += bytes;
     streams.emplace(id, std::move(s));
   }
@@ -591,8 +595,10 @@ KernelTime LaunchModel::finish() {
   const double scale = p.max_groups || p.keep_y ? (double)p.groups / (double)r.traced_groups : 1.0;
   const double line = p.m.cache_line_bytes;
   const double unique = (double)(p.lines_read.size() + p.lines_written.size()) * line * scale;
-  const double every = p.line_accesses * line * scale;
-  r.hbm_bytes = unique <= p.m.last_level_cache_bytes ? unique : every;
+  // Above the last-level cache: each workgroup's distinct lines (a line it reads
+  // again hits in L2 / LLC meanwhile; lines shared between workgroups miss).
+  const double per_group = p.group_unique_lines * line * scale;
+  r.hbm_bytes = unique <= p.m.last_level_cache_bytes ? unique : per_group;
   r.global_bytes = p.global_bytes * scale;
   r.memory_us = r.hbm_bytes / (p.m.hbm_gbs * 1e3);
   r.launch_us = p.m.launch_overhead_us;

@@ -15,7 +15,8 @@
 // Per device: workgroups dispatched over the CUs in grid order; the launch ends
 // with its last CU (the tail of the last round); HBM traffic from the traced
 // global addresses (unique cache lines when the launch's footprint fits the
-// last-level cache, every line access otherwise) against the HBM bandwidth;
+// last-level cache, otherwise each workgroup's distinct lines summed) against
+// the HBM bandwidth;
 // launch time = max(CU time, HBM time) + launch overhead.
 // Machine parameters: tools/model/machines/<arch>.json, each with its source.
 #pragma once
