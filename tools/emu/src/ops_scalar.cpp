@@ -505,15 +505,19 @@ void register_scalar(OpTable& t) {
   t.add("s_cmp_le_i32", &op_s_cmp_le_i32);
   t.add("s_cmp_lt_i32", &op_s_cmp_lt_i32);
   t.add("s_cmp_eq_u64", &op_s_cmp_eq_u64);
-  for (const auto& [n, f] : std::initializer_list<std::pair<const char*, void (*)(Ctx&, const Inst&)>>{
-           {"s_cmpk_eq_i32", &op_s_cmpk_eq_i32}, {"s_cmpk_lg_i32", &op_s_cmpk_lg_i32},
-           {"s_cmpk_gt_i32", &op_s_cmpk_gt_i32}, {"s_cmpk_ge_i32", &op_s_cmpk_ge_i32},
-           {"s_cmpk_lt_i32", &op_s_cmpk_lt_i32}, {"s_cmpk_le_i32", &op_s_cmpk_le_i32},
-           {"s_cmpk_eq_u32", &op_s_cmpk_eq_u32}, {"s_cmpk_lg_u32", &op_s_cmpk_lg_u32},
-           {"s_cmpk_gt_u32", &op_s_cmpk_gt_u32}, {"s_cmpk_ge_u32", &op_s_cmpk_ge_u32},
-           {"s_cmpk_lt_u32", &op_s_cmpk_lt_u32}, {"s_cmpk_le_u32", &op_s_cmpk_le_u32}})
-    t.add(n, f);
   t.add("s_cmp_lg_u64", &op_s_cmp_lg_u64);
+  t.add("s_cmpk_eq_i32", &op_s_cmpk_eq_i32);
+  t.add("s_cmpk_lg_i32", &op_s_cmpk_lg_i32);
+  t.add("s_cmpk_gt_i32", &op_s_cmpk_gt_i32);
+  t.add("s_cmpk_ge_i32", &op_s_cmpk_ge_i32);
+  t.add("s_cmpk_lt_i32", &op_s_cmpk_lt_i32);
+  t.add("s_cmpk_le_i32", &op_s_cmpk_le_i32);
+  t.add("s_cmpk_eq_u32", &op_s_cmpk_eq_u32);
+  t.add("s_cmpk_lg_u32", &op_s_cmpk_lg_u32);
+  t.add("s_cmpk_gt_u32", &op_s_cmpk_gt_u32);
+  t.add("s_cmpk_ge_u32", &op_s_cmpk_ge_u32);
+  t.add("s_cmpk_lt_u32", &op_s_cmpk_lt_u32);
+  t.add("s_cmpk_le_u32", &op_s_cmpk_le_u32);
   t.add("s_bitcmp1_b32", &op_s_bitcmp1_b32);
   // SOPP
   t.add("s_branch", &op_s_branch);
