@@ -15,16 +15,23 @@ with its sources; on gfx950 .vgpr_count already counts the AGPRs: one unified re
 (The formula is generator/uattn_gen/measured.py occupancy(), through tools/co_report.py, which this tool imports.)
 
 Loops (llvm-objdump -d --mcpu=ARCH): a loop is a backward branch (s_branch / s_cbranch_* whose
-target lies at or before the branch; target = PC + 4 + 4 * simm16); its body is [target, branch].
+target lies at or before the branch; target = PC + 4 + 4 * simm16) whose target can reach the
+branch again in the kernel's control-flow graph (both in one strongly connected component; a
+backward jump from a cold block laid out after a loop, back to the code it was branched from, is
+not one); its body is [target, branch].
 A top-level loop is one whose body lies inside no other loop's body and overlaps no wider loop.  A
 loop is straight-line when no other backward branch lies inside its body (no inner loop, a single
 latch) and no other loop overlaps it; forward branches (skips) are allowed and counted.  Two loops whose bodies overlap without nesting (a loop with two
 headers, as clang emits when one path skips a computation) form one region: the wider one is the
 top-level loop and is not straight-line.
-Every top-level loop is reported, with its role: `interior` (the KV-tile loop below), `boundary`
-(another top-level loop with work >= half the largest work: a masked or clamped tile loop, or the
-tile loop of another path through the kernel) or `helper` (the rest). A boundary loop's llvm-mca
-cycles per iteration are also given as a multiple of the interior loop's (`vs_interior`).
+Every top-level loop is reported, with its role: `interior` (the KV-tile loop below, or the
+unmasked tile loop of another variant of the tile loops), `boundary` (a masked or clamped tile loop)
+or `helper` (a loop with less than half the largest work).  Tile loops (work >= half the largest)
+other than the KV-tile loop are paired by pair_boundary_loops(): a tile loop's interior loop is the
+nearest later tile loop with fewer v_cndmask (each variant lays out its boundary loops before its
+interior loop; a generic instance has several variants).  A boundary loop's llvm-mca cycles per
+iteration are also given as a multiple of its interior loop's (`vs_interior`; `interior_loop` is
+that loop's index).
 
 The KV-tile loop (the steady-state one) is chosen by this rule:
   work(loop) = MFMA instructions on gfx950 (v_mfma*, v_smfmac*), multiply-add VALU instructions on
@@ -145,14 +152,67 @@ def branch_target(insn: Insn):
     return insn.addr + 4 + 4 * imm
 
 
+def cycle_ids(insns, index):
+    """Strongly connected component of every instruction of the kernel's control-flow graph
+    (successors: the next instruction unless the instruction is s_branch, s_endpgm or s_setpc_b64,
+    and a branch's target), as a list of component numbers (Tarjan's algorithm, iterative)."""
+    n = len(insns)
+    succ = []
+    for k, i in enumerate(insns):
+        s = []
+        if i.mnemonic not in ("s_branch", "s_endpgm", "s_setpc_b64") and k + 1 < n:
+            s.append(k + 1)
+        t = branch_target(i)
+        if t is not None and t in index:
+            s.append(index[t])
+        succ.append(s)
+    comp, low, num = [-1] * n, [0] * n, [-1] * n
+    stack, on, counter, ncomp = [], [False] * n, 0, 0
+    for root in range(n):
+        if num[root] >= 0:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, j = work.pop()
+            if j == 0:
+                num[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on[v] = True
+            if j < len(succ[v]):
+                work.append((v, j + 1))
+                w = succ[v][j]
+                if num[w] < 0:
+                    work.append((w, 0))
+                elif on[w]:
+                    low[v] = min(low[v], num[w])
+                continue
+            if low[v] == num[v]:
+                while True:
+                    w = stack.pop()
+                    on[w] = False
+                    comp[w] = ncomp
+                    if w == v:
+                        break
+                ncomp += 1
+            if work:
+                u = work[-1][0]
+                low[u] = min(low[u], low[v])
+    return comp
+
+
 def find_loops(insns):
-    """Backward branches as loops: list of dicts {start, end, top_level, straight_line, inner,
-    latches} where [start, end] are instruction indices (end = the closing branch)."""
+    """Backward branches that close a cycle of the control-flow graph, as loops: list of dicts
+    {start, end, top_level, straight_line, inner, latches} where [start, end] are instruction
+    indices (end = the closing branch).  A backward branch whose target cannot reach it again (a
+    block laid out after the code it returns to: clang places cold paths, such as the 64-bit
+    division's, there) is a jump, not a latch."""
     index = {i.addr: k for k, i in enumerate(insns)}
+    comp = cycle_ids(insns, index)
     back = []  # (start_idx, end_idx)
     for k, i in enumerate(insns):
         t = branch_target(i)
-        if t is not None and t <= i.addr and t in index:
+        if t is not None and t <= i.addr and t in index and comp[index[t]] == comp[k]:
             back.append((index[t], k))
     # one loop per header: its outermost latch closes it; other latches to the same header are noted
     by_head = {}
@@ -490,8 +550,9 @@ def analyse(inputs, a):
             for lp in r["loops"]:
                 lp.pop("_asm", None)
                 finish_loop(r, lp)
-            inner = r["loops"][r["tile_loop"]].get("cycles_per_iter") if r["tile_loop"] is not None else None
             for lp in r["loops"]:
+                k = lp.get("interior_loop")
+                inner = r["loops"][k].get("cycles_per_iter") if k is not None else None
                 if lp["role"] == "boundary" and inner and lp.get("cycles_per_iter"):
                     lp["vs_interior"] = round(lp["cycles_per_iter"] / inner, 2)
     return rows
@@ -533,7 +594,33 @@ def kernel_record(k, arch, inp, insns):
         lp["kv_tile_loop"] = k2 == r["tile_loop"]
         lp["role"] = "interior" if lp["kv_tile_loop"] else \
             "boundary" if lp["work"] > 0 and 2 * lp["work"] >= top else "helper"
+    pair_boundary_loops(loops, r["tile_loop"])
     return r
+
+
+def pair_boundary_loops(loops, tile_loop):
+    """Pairs each boundary loop with the interior loop of its own variant of the tile loops.
+
+    A kernel lays each variant's tile loops out in order, its masked boundary loops first (uattn's
+    tiles(): boundary tiles, then the interior), and a generic instance has several variants
+    (unaligned rows, every feature, no softcap / ALiBi). So a boundary loop's interior loop is the
+    nearest later tile loop with fewer v_cndmask; that loop is an interior loop itself (role
+    `interior`; `kv_tile_loop` still marks the steady-state one the budgets use). A boundary loop
+    without such a later loop is compared with the KV-tile loop. Sets `interior_loop` (an index
+    into `loops`) on every boundary loop."""
+    tiles = [k for k, lp in enumerate(loops) if lp["role"] in ("boundary", "interior")]
+    partner_of = set()
+    for pos, k in enumerate(tiles):
+        lp = loops[k]
+        if lp["role"] != "boundary" or k in partner_of:
+            continue
+        later = [j for j in tiles[pos + 1:] if loops[j]["classes"]["cndmask"] < lp["classes"]["cndmask"]]
+        lp["interior_loop"] = later[0] if later else tile_loop
+        if later:
+            partner_of.add(later[0])
+    for k in partner_of:
+        loops[k]["role"] = "interior"
+        loops[k].pop("interior_loop", None)
 
 
 def finish_loop(r, lp):
@@ -664,7 +751,7 @@ def print_text(rows, out=sys.stdout):
             print("  no loop", file=out)
         for lp in r["loops"]:
             c = lp["classes"]
-            tag = {"interior": "KV-tile", "boundary": "boundary"}.get(lp["role"], "loop")
+            tag = "KV-tile" if lp["kv_tile_loop"] else {"interior": "interior", "boundary": "boundary"}.get(lp["role"], "loop")
             sl = "straight-line" if lp["straight_line"] else \
                 f"NOT straight-line ({lp['inner_loops']} inner loops, {lp['backward_branches_inside']} backward " \
                 f"branches inside, {lp['overlapping_loops']} overlapping loops): per-iteration estimate meaningless"
@@ -683,7 +770,8 @@ def print_text(rows, out=sys.stdout):
                     xdl = f"{lp['xdl_busy']:.0%}" if lp.get("xdl_busy") is not None else "-"
                     print(f"     llvm-mca {lp['cycles_per_iter']} cycles/iter  XDL busy {xdl}"
                           + (f"  row-keys/cycle {rk}" if rk is not None else "")
-                          + (f"  {lp['vs_interior']}x the KV-tile loop" if "vs_interior" in lp else "")
+                          + (f"  {lp['vs_interior']}x its interior loop ({r['loops'][lp['interior_loop']]['start_addr']})"
+                             if "vs_interior" in lp else "")
                           + ("" if lp["straight_line"] else "  (meaningless: not straight-line)"), file=out)
 
 

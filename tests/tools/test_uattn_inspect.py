@@ -125,6 +125,19 @@ def test_overlapping_loops_are_one_region():
     assert loops[0]["overlapping"] == 1 and not loops[0]["straight_line"]
 
 
+def test_backward_jump_that_closes_no_cycle_is_not_a_loop():
+    # clang lays a cold path (here: `slow`) after the loop and jumps back from it to the code after
+    # its branch: a backward branch whose target cannot reach it again. Only `tile` is a loop, and
+    # it is straight-line (no other loop encloses or overlaps it).
+    code = ui.parse_disassembly(objdump("k", [
+        "s_cbranch_scc0 @slow", "join:", "s_mul_i32 s1, s0, s2", "tile:", "v_add_f32_e32 v0, v0, v1",
+        "s_cbranch_execz @skip", "v_mfma_f32_32x32x16_f16 v[16:31], v[4:7], v[4:7], v[16:31]", "skip:",
+        "s_cbranch_scc1 @tile", "s_endpgm", "slow:", "s_mov_b32 s1, 0", "s_branch @join"]))
+    loops = ui.find_loops(code["k"])
+    assert [(lp["start"], lp["end"], lp["top_level"], lp["straight_line"]) for lp in loops] == [(2, 5, True, True)]
+    assert loops[0]["latches"] == 1 and loops[0]["backward_branches_inside"] == 0
+
+
 def test_counts_by_class_and_width(insns):
     r = ui.kernel_record({"name": K, "vgpr_count": 128, "agpr_count": 32, "sgpr_count": 40,
                           "vgpr_spill_count": 0, "group_segment_fixed_size": 32768,
@@ -155,6 +168,27 @@ def test_counts_by_class_and_width(insns):
     assert r["tile"] == {"block_m": 128, "block_n": 32, "waves": 4}
     assert r["vgpr_agpr_total"] == 128  # gfx950: .vgpr_count already holds the AGPRs
     assert r["occupancy_waves_per_simd"] == 4  # 512 // 128 registers
+
+
+def test_boundary_loops_pair_with_their_variants_interior_loop():
+    def lp(role, cnd):
+        return {"role": role, "classes": {"cndmask": cnd}}
+    # a generic instance: three variants, each boundary loop before its interior loop; the last
+    # variant's interior loop is the KV-tile loop (index 6); a helper loop first
+    loops = [lp("helper", 0), lp("boundary", 97), lp("boundary", 64), lp("boundary", 97), lp("boundary", 64),
+             lp("boundary", 33), lp("interior", 0)]
+    ui.pair_boundary_loops(loops, 6)
+    assert [x["role"] for x in loops] == ["helper", "boundary", "interior", "boundary", "interior", "boundary",
+                                          "interior"]
+    assert [x.get("interior_loop") for x in loops] == [None, 2, None, 4, None, 6, None]
+    # two boundary loops (before and after the interior range) share the interior loop
+    loops = [lp("boundary", 17), lp("boundary", 17), lp("interior", 0)]
+    ui.pair_boundary_loops(loops, 2)
+    assert [x.get("interior_loop") for x in loops] == [2, 2, None]
+    # no later loop with fewer v_cndmask: compared with the KV-tile loop
+    loops = [lp("interior", 0), lp("boundary", 5)]
+    ui.pair_boundary_loops(loops, 0)
+    assert loops[1]["interior_loop"] == 0 and loops[1]["role"] == "boundary"
 
 
 def test_selection_falls_back_to_nested_loop_and_flags_it():

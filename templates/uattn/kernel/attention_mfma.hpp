@@ -302,6 +302,27 @@ struct AttnBodyMfma {
           if constexpr (!kKDirect) s.k_raw[i][q] = load_chunk<kAligned>(kc, kb + q * p.k_stride_slot);
           s.v_raw[i][q] = load_chunk<kAligned>(vc, vb + q * p.v_stride_slot);
         }
+      } else if constexpr (kClamp && BLOCK > 0 && BLOCK % kUK == 0) {
+        // One block_table read per unit: the unit's kUK keys lie in one cache
+        // block, and so do its clamped keys. Keys below the unit all clamp to
+        // kv_lo, whose block is that of kv_lo rounded down to kUK; keys past
+        // it to kv_hi - 1; a unit holding a key of [kv_lo, kv_hi) keeps its
+        // own block. jb (below) is a key of that block in each case.
+        const int j0 = k0 + kUK * g;
+        int jb = j0 > (c.w.kv_lo & ~(kUK - 1)) ? j0 : (c.w.kv_lo & ~(kUK - 1));
+        jb = jb < c.w.kv_hi - 1 ? jb : c.w.kv_hi - 1;
+        const int b = jb / BLOCK;
+        const int64_t blk = c.bt[b];
+        const int64_t kb = blk * p.k_stride_block + head_off_k, vb = blk * p.v_stride_block + head_off_v;
+        UATTN_UNROLL
+        for (int q = 0; q < kUK; ++q) {
+          int j = j0 + q;
+          j = j < c.w.kv_lo ? c.w.kv_lo : j;
+          j = j >= c.w.kv_hi ? c.w.kv_hi - 1 : j;
+          const int slot = j - b * BLOCK;
+          if constexpr (!kKDirect) s.k_raw[i][q] = load_chunk<kAligned>(kc, kb + (int64_t)slot * p.k_stride_slot);
+          s.v_raw[i][q] = load_chunk<kAligned>(vc, vb + (int64_t)slot * p.v_stride_slot);
+        }
       } else {
         UATTN_UNROLL
         for (int q = 0; q < kUK; ++q) {
@@ -385,6 +406,7 @@ struct AttnBodyMfma {
   UATTN_INLINE static void compute(const Ctx& c, State& s, int tile, int buf) {
     constexpr bool kCap = (F & kFeatSoftcap) != 0;
     constexpr bool kAlibi = (F & kFeatAlibi) != 0;
+    constexpr bool kQQ = (F & kFeatQQBias) != 0;
     const AttnParams& p = *c.p;
     const uint32_t base = (uint32_t)buf * kStageElems * 2u;
     const dl::Lds<CT> k_lds{c.lds, base, kKElems};
@@ -472,20 +494,63 @@ struct AttnBodyMfma {
     // Logits in log2 units (SPEC.md s.1 steps 1-5) and the tile's row max.
     float mx = kNegInf;
     const bool cap_on = kCap && p.softcap != 0.0f;
-    if (!kMasked && !kCap && !kAlibi) {
-      // Interior tile without position-dependent terms: max of the raw dot
-      // products, scaled once (qk_log2 > 0: dispatch/src/validate.cpp rule_scalars requires positive scales).
+    // Masks of a boundary tile, one compare per bound and score: key_of(st, r,
+    // part) = key_of(st, r, 0) + 8 part (both layouts), so score (st, r) is kept
+    // when lo_rel <= key_of(st, r, 0) <= hi_rel, with this lane's bounds
+    // relative to the tile: the causal bound t_abs (hi_rel = -1 for a spare
+    // row: nothing kept) and, with a window, t_abs - window_left.
+    int hi_rel = 0, lo_rel = 0;
+    if constexpr (kMasked) {
+      const int rel = c.t_abs - k0 - 8 * c.part;
+      hi_rel = c.row_valid ? rel : -1;
+      // A window reaching key 0 bounds nothing (and rel - window_left then cannot overflow).
+      lo_rel = (kWin && p.window_left >= 0 && p.window_left < c.t_abs) ? rel - p.window_left : -0x7fffffff;
+    }
+    const auto keep_at = [&](int st, int r) {
+      const int kr = key_of(st, r, 0);  // a compile-time constant
+      return kr <= hi_rel && (!kWin || kr >= lo_rel);
+    };
+    // Without position-dependent terms (softcap, ALiBi, QQ-bias): the max of
+    // the raw dot products (masked ones -inf), scaled once (qk_log2 > 0:
+    // dispatch/src/validate.cpp rule_scalars requires positive scales).
+    const bool raw = !kCap && !kAlibi && !(kMasked && kQQ);
+    if (raw) {
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
-        for (int r = 0; r < kAcc; ++r) mx = vmax(mx, sc[st][r]);
+        for (int r = 0; r < kAcc; ++r) {
+          if constexpr (kMasked) sc[st][r] = keep_at(st, r) ? sc[st][r] : kNegInf;
+          mx = vmax(mx, sc[st][r]);
+        }
       mx *= c.qk_log2;
     } else {
+      // QQ-bias (boundary tiles only: interior ones end before the first new
+      // token), branch-free: every score's bias is loaded at an index clamped
+      // into the row, all loads together, and a select adds it where its index
+      // jj = j - ctx lies in [0, qq_bias_stride). Without a bias the loads read
+      // the first 4 bytes of this lane's Q row (valid memory) and add nothing.
+      const bool qq_on = kMasked && kQQ && p.qq_bias != nullptr && p.qq_bias_stride > 0;  // uniform
+      const int qq_w = qq_on ? p.qq_bias_stride : 1;
+      const int qq_rel = k0 + 8 * c.part - c.w.ctx;  // jj of key_of(st, r, 0)
+      const float* qq_row = qq_on ? p.qq_bias + (int64_t)c.p_tok * p.qq_bias_stride
+                                  : reinterpret_cast<const float*>(c.qrow);
+      constexpr int kQG = 4;  // 8 spilled at 4 waves per SIMD (the d128 QQ-bias tile)
+      float qb[kQG];  // the biases of kQG scores, loaded together (one wait per kQG)
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
         for (int r = 0; r < kAcc; ++r) {
           const int j = k0 + key_of(st, r, c.part);
+          if constexpr (kMasked && kQQ) {
+            if (r % kQG == 0) {
+              dl::sched_barrier();
+              UATTN_UNROLL
+              for (int e = 0; e < kQG; ++e) {
+                const int jj = qq_rel + key_of(st, r + e, 0);
+                qb[e] = qq_row[jj < 0 ? 0 : (jj >= qq_w ? qq_w - 1 : jj)];
+              }
+            }
+          }
           float v = sc[st][r] * c.qk_log2;
           if constexpr (kCap) {  // branch-free: both forms computed, one selected
             const float capped = softcap_tanh(sc[st][r], c.cap_b, c.cap_c, c.cap_e);
@@ -493,16 +558,11 @@ struct AttnBodyMfma {
           }
           if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
           if constexpr (kMasked) {
-            bool keep = c.row_valid && j <= c.t_abs;
-            if constexpr (kWin) keep = keep && (p.window_left < 0 || c.t_abs - j <= p.window_left);
             if constexpr (kQQ) {
-              if (p.qq_bias != nullptr && keep) {
-                const int jj = j - c.w.ctx;
-                if (jj >= 0 && jj < p.qq_bias_stride)
-                  v += p.qq_bias[(int64_t)c.p_tok * p.qq_bias_stride + jj] * kLog2e;
-              }
+              const int jj = qq_rel + key_of(st, r, 0);
+              v += (qq_on && jj >= 0 && jj < qq_w) ? qb[r % kQG] * kLog2e : 0.0f;
             }
-            v = keep ? v : kNegInf;
+            v = keep_at(st, r) ? v : kNegInf;
           }
           sc[st][r] = v;
           mx = vmax(mx, v);
@@ -513,7 +573,6 @@ struct AttnBodyMfma {
     const float m_use = (kMasked && m_new == kNegInf) ? 0.0f : m_new;
     const float alpha = dl::exp2(s.m_i - m_use);
     float sum = 0.0f;
-    const bool raw = !kMasked && !kCap && !kAlibi;
     UATTN_UNROLL
     for (int st = 0; st < kST; ++st)
       UATTN_UNROLL
@@ -579,7 +638,7 @@ struct AttnBodyMfma {
   template <bool kAligned, uint32_t F>
   UATTN_INLINE static void tiles(const Ctx& c, State& s) {
     int f0, f1;
-    interior_tiles<BN, kWin, kQQ>(*c.p, c.w, f0, f1);
+    interior_tiles<BN, kWin, (F & kFeatQQBias) != 0>(*c.p, c.w, f0, f1);
     const int nb_lo = f0 - c.w.t0;                 // boundary tiles before the interior
     const int nm = nb_lo + (c.w.t1 - f1);          // boundary tiles
     const int n = nm + (f1 - f0);                  // all tiles
@@ -810,16 +869,17 @@ struct AttnBodyMfma {
       run_aligned<false, FEATS>(c, s);  // every problem, aligned or not (kGenOneCopy)
     } else if constexpr (kGeneric) {
       // One instance, every problem: the loops are chosen once per workgroup,
-      // so problems without softcap / ALiBi run the plain tile loop.
+      // so problems without softcap / ALiBi / QQ-bias run the plain tile loop.
       const int ob = p.out_dtype == (int32_t)DType::fp8e4m3 ? 1 : (int)sizeof(QT);
-      constexpr uint32_t kLite = FEATS & ~(kFeatSoftcap | kFeatAlibi);
-      // A third loop variant, without softcap / ALiBi, up to d128: above d128
+      constexpr uint32_t kLite = FEATS & ~(kFeatSoftcap | kFeatAlibi | kFeatQQBias);
+      // A third loop variant, without softcap / ALiBi / QQ-bias, up to d128: above d128
       // the registers do not allow it, and in the 3D tiles that read K from
       // memory (d80-d128) the compiler then lays one variant's loops inside
       // another's (not straight-line).
       constexpr bool kLiteLoops = HEAD <= 128 && (P == Path::k2D || !kKDirect);
       if (!rows_aligned(p, (int)sizeof(QT), (int)sizeof(KVT), ob)) run_aligned<false, FEATS>(c, s);
-      else if (!kLiteLoops || p.softcap != 0.0f || p.alibi_slopes != nullptr) run_aligned<true, FEATS>(c, s);
+      else if (!kLiteLoops || p.softcap != 0.0f || p.alibi_slopes != nullptr || p.qq_bias != nullptr)
+        run_aligned<true, FEATS>(c, s);
       else if constexpr (kLiteLoops) run_aligned<true, kLite>(c, s);
     } else {
       run_aligned<true, FEATS>(c, s);
