@@ -26,7 +26,8 @@ headers, as clang emits when one path skips a computation) form one region: the 
 top-level loop and is not straight-line.
 Every top-level loop is reported, with its role: `interior` (the KV-tile loop below, or the
 unmasked tile loop of another variant of the tile loops), `boundary` (a masked or clamped tile loop)
-or `helper` (a loop with less than half the largest work).  Tile loops (work >= half the largest)
+or `helper` (a loop with less than half the largest work).  The dot2 body (gfx1030) masks every tile
+in its one tile loop per variant: its tile loops are all `interior`.  Tile loops (work >= half the largest)
 other than the KV-tile loop are paired by pair_boundary_loops(): a tile loop's interior loop is the
 nearest later tile loop with fewer v_cndmask (each variant lays out its boundary loops before its
 interior loop; a generic instance has several variants).  A boundary loop's llvm-mca cycles per
@@ -594,7 +595,14 @@ def kernel_record(k, arch, inp, insns):
         lp["kv_tile_loop"] = k2 == r["tile_loop"]
         lp["role"] = "interior" if lp["kv_tile_loop"] else \
             "boundary" if lp["work"] > 0 and 2 * lp["work"] >= top else "helper"
-    pair_boundary_loops(loops, r["tile_loop"])
+    if _matrix_insn(arch) == "dot2":
+        # The dot2 body (gfx1030, attention_dot2.hpp) walks every tile of a variant in one loop that
+        # masks each tile: its tile loops are the variants' interior loops, none is a boundary loop.
+        for lp in loops:
+            if lp["role"] == "boundary":
+                lp["role"] = "interior"
+    else:
+        pair_boundary_loops(loops, r["tile_loop"])
     return r
 
 
@@ -646,7 +654,7 @@ def load_budgets(path: str):
     defaults = doc.get("defaults") or {}
     known = {"match", "max_vgpr_agpr", "max_vgpr_spills", "max_sgpr_spills", "max_scratch", "max_lds",
              "min_occupancy", "min_load_bytes", "max_forward_branches", "min_row_keys_per_cycle",
-             "straight_line"}
+             "straight_line", "max_boundary_vs_interior", "boundary_straight_line"}
     errs = []
     for k, f in enumerate([defaults] + fams):
         for key in f:
@@ -679,7 +687,7 @@ def budget_for(name, defaults, fams):
                 b[k] = min(b[k], v)
             elif k.startswith("min_"):
                 b[k] = max(b[k], v)
-            else:  # straight_line
+            else:  # straight_line, boundary_straight_line
                 b[k] = bool(b[k]) or bool(v)
     return b, matched
 
@@ -701,6 +709,21 @@ def breaches(r, b, matched):
     lim("max_scratch", r["scratch_bytes"], "scratch bytes")
     lim("max_lds", r["lds_bytes"], "LDS bytes")
     lim("min_occupancy", r["occupancy_waves_per_simd"], "occupancy (waves per SIMD)", smaller_is_better=False)
+    for lp in r["loops"]:
+        if lp.get("role") != "boundary":
+            continue
+        at = f"boundary loop {lp['start_addr']}"
+        if b.get("boundary_straight_line") and not lp["straight_line"]:
+            out.append(f"{n}: {at} is not straight-line ({lp['inner_loops']} inner loops, "
+                       f"{lp['backward_branches_inside']} backward branches inside, {lp['overlapping_loops']} "
+                       f"overlapping loops) (boundary_straight_line)")
+        if "max_boundary_vs_interior" in b:
+            v = lp.get("vs_interior")
+            if v is None:
+                out.append(f"{n}: {at}: cycles unknown against its interior loop (max_boundary_vs_interior)")
+            elif v > b["max_boundary_vs_interior"]:
+                out.append(f"{n}: {at} costs {v}x its interior loop > budget {b['max_boundary_vs_interior']} "
+                           f"(max_boundary_vs_interior)")
     tl = r["loops"][r["tile_loop"]] if r["tile_loop"] is not None else None
     needs_loop = any(k in b for k in ("min_load_bytes", "max_forward_branches", "min_row_keys_per_cycle")) \
         or b.get("straight_line")
@@ -891,7 +914,8 @@ def main(argv=None):
         if a.check:
             budgets = load_budgets(a.check)
             # llvm-mca only where a budget needs its figure
-            a.mca_for = lambda n: "min_row_keys_per_cycle" in budget_for(n, *budgets)[0]
+            a.mca_for = lambda n: any(k in budget_for(n, *budgets)[0]
+                                      for k in ("min_row_keys_per_cycle", "max_boundary_vs_interior"))
         rows = analyse(a.inputs, a)
     except OSError as e:  # an input that is missing, not a regular file (a FIFO) or too large
         print(f"uattn-inspect: {e.filename}: cannot read ({e.strerror})", file=sys.stderr)

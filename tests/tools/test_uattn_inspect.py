@@ -284,6 +284,22 @@ def test_glob_and_budgets(tmp_path):
     assert any("not straight-line (2 inner loops, 3 backward branches inside, 1 overlapping loops)" in x for x in out)
     assert any("row-keys per cycle 1.6 < budget 2.0" in x for x in out)
     assert ui.breaches(dict(rec, name="other", scratch_bytes=0), *ui.budget_for("other", d, fams)) == ["other: no budget family matches"]
+    # boundary loops: straight-line and at most max_boundary_vs_interior x their interior loop
+    f.write_text("families:\n  - {match: '*_plain_m128*', max_boundary_vs_interior: 1.3, boundary_straight_line: true}\n")
+    b, matched = ui.budget_for(K, *ui.load_budgets(str(f)))
+    loop = {"straight_line": True, "backward_branches_inside": 0, "inner_loops": 0, "overlapping_loops": 0}
+    rec = {"name": K, "vgpr_agpr_total": 100, "vgpr_spills": 0, "sgpr_spills": 0, "scratch_bytes": 0,
+           "lds_bytes": 1024, "occupancy_waves_per_simd": 2, "tile_loop": 2,
+           "loops": [dict(loop, role="boundary", start_addr="0x100", vs_interior=1.29),
+                     dict(loop, role="boundary", start_addr="0x200", vs_interior=1.31, straight_line=False,
+                          inner_loops=1, backward_branches_inside=1),
+                     dict(loop, role="interior", start_addr="0x300")]}
+    out = ui.breaches(rec, b, matched)
+    assert len(out) == 2
+    assert any("boundary loop 0x200 costs 1.31x its interior loop > budget 1.3" in x for x in out)
+    assert any("boundary loop 0x200 is not straight-line (1 inner loops" in x for x in out)
+    rec["loops"][0].pop("vs_interior")
+    assert any("boundary loop 0x100: cycles unknown" in x for x in ui.breaches(rec, b, matched))
     bad = tmp_path / "bad.yaml"
     bad.write_text("families:\n  - {match: '*', max_vgprs: 1}\n")
     with pytest.raises(SystemExit, match="unknown key 'max_vgprs'"):

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Checks a uattn-bench --report file against its schema (docs/bench.md, "JSON report").
 
-Usage: check_report.py REPORT [--set NAME] [--arch ARCH [--matrix FILE]...] [--backend cpu|hip] [--model]
+Usage: check_report.py REPORT [--set NAME] [--arch ARCH [--matrix FILE]...] [--backend cpu|hip] [--model] [--candidates]
 --model: the report of `uattn-bench --model` (the whole-launch model's fields too).
+--candidates: the report of `uattn-bench --model --model-candidates` (every candidate ran, matched the
+reference and was modelled; the selector-against-the-model fields are consistent).
 Exit 0 when the report is well-formed and every lane passed; 1 otherwise, one line per problem.
 With --arch the device must be of that architecture record (generator/uattn_gen/model.py, plus the
 `architectures:` of each --matrix): its processor is the record's offload target, its wave size
@@ -163,6 +165,37 @@ def check_model(doc):
     return errs
 
 
+def check_candidates(doc):
+    """The --model-candidates fields: every candidate ran, matched the reference and was modelled;
+    the fastest is the minimum of the candidates; the auto lane's ratio to it is consistent."""
+    errs = []
+    for sc in doc.get("scenarios", []):
+        where = f"scenario {sc.get('scenario')}"
+        cands = sc.get("model_candidates")
+        if not isinstance(cands, list) or not cands:
+            errs.append(f"{where}: no 'model_candidates' list (--model-candidates)")
+            continue
+        times = []
+        for c in cands:
+            us = c.get("model_us")
+            if not c.get("ok") or not isinstance(us, (int, float)) or us <= 0:
+                errs.append(f"{where}: candidate {c.get('path')} {c.get('instance')} x{c.get('num_segments')}: "
+                            f"not run or not modelled ({c.get('error')})")
+                continue
+            if c.get("path") == "2d" and c.get("num_segments") != 1:
+                errs.append(f"{where}: 2d candidate {c.get('instance')} with {c.get('num_segments')} segments")
+            times.append(us)
+        best, sel, ratio = sc.get("model_best_us"), sc.get("model_selector_us"), sc.get("model_selector_vs_best")
+        if times and (not isinstance(best, (int, float)) or abs(best - min(times)) > 1e-9 * max(1.0, best)):
+            errs.append(f"{where}: model_best_us {best!r} is not the fastest candidate's {min(times)}")
+        if isinstance(best, (int, float)) and isinstance(sel, (int, float)):
+            if not isinstance(ratio, (int, float)) or abs(ratio - sel / best) > 1e-9:
+                errs.append(f"{where}: model_selector_vs_best {ratio!r} is not {sel} / {best}")
+            elif sc.get("model_selector_agrees") != (ratio <= 1.10):
+                errs.append(f"{where}: model_selector_agrees {sc.get('model_selector_agrees')!r} with ratio {ratio}")
+    return errs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("report")
@@ -171,6 +204,7 @@ def main():
     ap.add_argument("--matrix", action="append", default=[], help="a matrix declaring more architectures")
     ap.add_argument("--backend", choices=["cpu", "hip"])
     ap.add_argument("--model", action="store_true", help="check the whole-launch model's fields too")
+    ap.add_argument("--candidates", action="store_true", help="check the --model-candidates fields too")
     args = ap.parse_args()
     diags = load_matrices(args.matrix)[1] if args.matrix else []
     for d in diags:
@@ -187,6 +221,8 @@ def main():
         print(f"{args.report}: cannot read: {e}")
         return 1
     errs = check(doc, args)
+    if args.candidates:
+        errs += check_candidates(doc)
     for e in errs:
         print(f"{args.report}: {e}")
     if not errs:

@@ -112,7 +112,42 @@ struct Options {
   bool model = false;      // uattn-bench-cpu --model: whole-launch model (model_bench.hpp)
   uint64_t model_groups = 0;
   int model_kv_heads = 0;  // --model: run and trace this many KV heads' workgroups (0 = all)
+  bool model_candidates = false;  // --model: also model every launch configuration the selector can pick
 };
+
+// One launch configuration the selector can pick for a problem.
+struct Candidate {
+  Path path = Path::k2D;
+  const InstanceRow* row = nullptr;
+  int segments = 1;             // 1 for 2D
+  double estimate_cycles = NAN; // the selector's estimate (NaN: a count it did not weigh)
+  std::string label() const { return std::string("cand:") + row->name + ":" + std::to_string(segments); }
+};
+
+// The configurations the selector can pick for the problem of `sel` (a plan with
+// SelectOptions::explain): every estimate it weighed (the first serving 2D row of
+// each tile kind; the 3D row at up to 3 segment counts), plus that 3D row at
+// every power of two from 2 up to the most segments it allows (the policy's
+// max_segments, and no more than the KV tiles of the longest walk).
+std::vector<Candidate> candidates_of(const Selection& sel, Arch arch) {
+  std::vector<Candidate> c;
+  const InstanceRow* r3 = nullptr;
+  int tiles = 0;
+  for (const CandidateEstimate& e : sel.candidates) {
+    c.push_back({e.row->path, e.row, e.num_segments, e.cycles});
+    if (e.row->path == Path::k3D) {
+      r3 = e.row;
+      tiles = std::max(tiles, e.tiles * e.num_segments);
+    }
+  }
+  if (r3) {
+    const int cap = std::min(default_policy(arch).max_segments, tiles);
+    for (int s = 2; s <= cap; s *= 2)
+      if (std::none_of(c.begin(), c.end(), [&](const Candidate& x) { return x.row == r3 && x.segments == s; }))
+        c.push_back({Path::k3D, r3, s, NAN});
+  }
+  return c;
+}
 
 // Times `n` launches of one lane on `stream` with a HIP event pair, rotating
 // over `sets` (independent copies of the inputs) so caches do not flatter.
@@ -175,6 +210,10 @@ int main(int argc, char** argv) {
                "model each lane's launches (emulator traces + tools/model) beside Triton's code objects "
                "(docs/performance.md, 'Whole-launch model')");
   app.add_option("--model-groups", o.model_groups, "--model: trace at most this many workgroups per launch (0 = all)");
+  app.add_flag("--model-candidates", o.model_candidates,
+               "--model: also run and model every launch configuration the selector can pick (each 2D tile, the 3D "
+               "row at each segment count it weighs and every power of two up to its cap) and report how far the "
+               "auto lane's choice is from the fastest (docs/performance.md, 'Selector against the model')");
   app.add_option("--model-kv-heads", o.model_kv_heads,
                  "--model: run and trace only the workgroups of the first N KV heads (and their query heads) of "
                  "each launch, the other heads modelled as alike; outputs checked for those heads (0 = all)")
@@ -188,6 +227,11 @@ int main(int argc, char** argv) {
     while (std::getline(in, l, ','))
       if (l == "auto" || l == "2d" || l == "3d") o.lanes.push_back(l);
       else { fprintf(stderr, "--paths: '%s' is not auto, 2d or 3d\n", l.c_str()); return 2; }
+  }
+
+  if (o.model_candidates && (!o.model || std::find(o.lanes.begin(), o.lanes.end(), "auto") == o.lanes.end())) {
+    fprintf(stderr, "--model-candidates: needs --model and the auto lane in --paths (the selector's choice)\n");
+    return 2;
   }
 
   std::vector<bench::BenchScenario> all;
@@ -279,6 +323,8 @@ int main(int argc, char** argv) {
   json report = json::array();
   int failures = 0;
   std::map<std::string, std::vector<std::pair<const bench::BenchScenario*, LaneResult>>> tables;
+  std::vector<std::string> agreement;  // --model-candidates: one table row per scenario
+  int disagreements = 0;
   for (const bench::BenchScenario& sc : run) {
     auto prob = testing::make_problem(sc.spec);
     std::vector<LaneResult> lanes;
@@ -372,6 +418,67 @@ int main(int argc, char** argv) {
     }
 #if UATTN_BENCH_CPU
     if (model) model->scenario_done(sc, o.lanes, rec);
+    if (model && o.model_candidates) {
+      // The selector's plan (the auto lane's), then every candidate run and modelled.
+      const auto auto_it = std::find_if(lanes.begin(), lanes.end(), [](const LaneResult& r) { return r.lane == "auto"; });
+      Selection plan;
+      {
+        e2e::DeviceProblem dp(*prob);
+        SelectOptions po;
+        po.explain = true;
+        if (Status st = rt->plan(dp.args(), &plan, po); !st.ok()) plan.ok = false;
+      }
+      json cands = json::array();
+      std::string err;
+      const double auto_us = model->lane_us(sc, "auto", &err);
+      double best_us = NAN;
+      std::string best_label;
+      Arch dev_arch = Arch{};
+      (void)arch_from_name(prop.gcnArchName, &dev_arch);
+      for (const Candidate& c : plan.ok ? candidates_of(plan, dev_arch) : std::vector<Candidate>{}) {
+        e2e::RunSpec rs;
+        rs.opt.path = c.path == Path::k3D ? ForcePath::k3D : ForcePath::k2D;
+        rs.opt.filter = c.row->name;
+        rs.opt.num_segments = c.path == Path::k3D ? c.segments : 0;
+        rs.stream = stream;
+        model->begin_lane(sc);
+        rs.check_q_heads = model->checked_q_heads(sc);
+        const e2e::RunOutcome out = e2e::run_on_device(rt.get(), *prob, rs);
+        model->end_lane(sc, c.label(), out.ok);
+        std::string cerr;
+        const double us = model->lane_us(sc, c.label(), &cerr);
+        if (!out.ok) cerr = out.error;
+        if (!out.ok) {
+          ++failures;
+          printf("FAIL %s candidate %s x%d: %s\n", sc.name.c_str(), c.row->name, c.segments, out.error.c_str());
+        }
+        // The selector's estimate of this configuration (forced: the same cost model).
+        const double est = out.sel.ok ? out.sel.estimate_cycles : c.estimate_cycles;
+        cands.push_back({{"path", to_string(c.path)}, {"instance", c.row->name}, {"num_segments", c.segments},
+                         {"selector_estimate_cycles", std::isnan(est) ? json(nullptr) : json(est)},
+                         {"weighed_by_selector", !std::isnan(c.estimate_cycles)},
+                         {"model_us", std::isnan(us) ? json(nullptr) : json(us)}, {"ok", out.ok}, {"error", cerr},
+                         {"max_abs", out.cmp.max_abs}});
+        if (!std::isnan(us) && (std::isnan(best_us) || us < best_us)) {
+          best_us = us;
+          best_label = std::string(to_string(c.path)) + " " + c.row->name + (c.path == Path::k3D ? " x" + std::to_string(c.segments) : "");
+        }
+      }
+      const double ratio = auto_us / best_us;
+      const bool agrees = !std::isnan(ratio) && ratio <= 1.10;
+      if (!agrees) ++disagreements;
+      rec["model_candidates"] = cands;
+      rec["model_selector_us"] = std::isnan(auto_us) ? json(nullptr) : json(auto_us);
+      rec["model_best_us"] = std::isnan(best_us) ? json(nullptr) : json(best_us);
+      rec["model_best"] = best_label;
+      rec["model_selector_vs_best"] = std::isnan(ratio) ? json(nullptr) : json(ratio);
+      rec["model_selector_agrees"] = agrees;
+      const std::string pick = auto_it == lanes.end() ? "-" : auto_it->path + " " + auto_it->instance +
+                                   (auto_it->path == "3d" ? " x" + std::to_string(auto_it->num_segments) : "");
+      agreement.push_back("| " + sc.name + " | " + pick + " | " + fmt("%.1f", auto_us) + " | " + best_label + " | " +
+                          fmt("%.1f", best_us) + " | " + fmt("%.2f", ratio) + " | " + std::to_string(cands.size()) +
+                          " | " + (agrees ? "yes" : "**no**") + " |");
+    }
 #endif
     report.push_back(rec);
   }
@@ -397,6 +504,15 @@ int main(int argc, char** argv) {
   }
 #if UATTN_BENCH_CPU
   if (model) model->print_tables(o.lanes);
+  if (model && o.model_candidates) {
+    printf("\n### Selector against the model (--model-candidates): the auto lane's choice vs the fastest modelled "
+           "candidate; agrees when within 10%%\n\n");
+    printf("| scenario | selector's choice | model us | fastest candidate | model us | choice / fastest | candidates | agrees |\n");
+    printf("|---|---|---:|---|---:|---:|---:|---|\n");
+    for (const std::string& l : agreement) printf("%s\n", l.c_str());
+    printf("\n%zu scenarios: the selector's choice within 10%% of the fastest candidate in %zu\n", agreement.size(),
+           agreement.size() - (size_t)disagreements);
+  }
 #endif
   printf("\n%zu scenarios x %zu lanes: %d failed\n", run.size(), o.lanes.size(), failures);
   if (!o.report.empty()) {

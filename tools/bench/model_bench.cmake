@@ -24,3 +24,17 @@ foreach(_arch gfx950 gfx1030)
   set_tests_properties(bench.model.report_schema.${_arch} PROPERTIES LABELS "e2e;model"
                        DEPENDS bench.model.default.${_arch})
 endforeach()
+# --model-candidates on two scenarios at full size (heads sampled): every configuration the selector
+# can pick runs, matches the reference and is modelled; the report's agreement fields are checked.
+set(_report "${CMAKE_BINARY_DIR}/bench_model_candidates.gfx950.json")
+add_test(NAME bench.model.candidates.gfx950
+         COMMAND uattn-bench-cpu --model --model-candidates --set default --arch gfx950 --scale-budget 0
+                 --model-kv-heads 1 --paths auto --scenario decode_d128_b16 --scenario prefill_d128_b16
+                 --report "${_report}")
+set_tests_properties(bench.model.candidates.gfx950 PROPERTIES LABELS "e2e;model" TIMEOUT 1800
+                     ENVIRONMENT "UATTN_HIPCPU_DEVICES=gfx950:sramecc+:xnack-,gfx1030")
+add_test(NAME bench.model.candidates_schema.gfx950
+         COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_LIST_DIR}/check_report.py" "${_report}"
+                 --set default --arch gfx950 --backend cpu --model --candidates)
+set_tests_properties(bench.model.candidates_schema.gfx950 PROPERTIES LABELS "e2e;model"
+                     DEPENDS bench.model.candidates.gfx950)

@@ -102,6 +102,18 @@ class Impl final : public ModelBench {
     lanes_[{sc.name, lane}] = {std::move(md), ok && err.empty(), err};
   }
 
+  double lane_us(const BenchScenario& sc, const std::string& lane, std::string* err) const override {
+    const auto it = lanes_.find({sc.name, lane});
+    if (it == lanes_.end()) { *err = "lane " + lane + " was not run"; return NAN; }
+    const LaneModel& um = it->second;
+    if (!um.ok || um.md.kernels.empty()) {
+      *err = um.error.empty() ? "the lane failed (see its output check)" : um.error;
+      return NAN;
+    }
+    err->clear();
+    return um.md.us();
+  }
+
   void scenario_done(const BenchScenario& sc, const std::vector<std::string>& lanes, json& rec) override {
     // Triton: the configuration serving this problem, launched as vLLM's wrapper does.
     const std::string cfg_name = triton::find_config(triton_dir_, m_.arch, sc.spec);

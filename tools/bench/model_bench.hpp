@@ -32,6 +32,9 @@ class ModelBench {
   // The query heads whose outputs a lane of `sc` computes (0: all).
   virtual int checked_q_heads(const BenchScenario& sc) const = 0;
   virtual void end_lane(const BenchScenario& sc, const std::string& lane, bool ok) = 0;
+  // The modelled µs of a lane run between begin_lane and end_lane (every launch summed), or NaN
+  // with `*err` set when it failed or was not run.
+  virtual double lane_us(const BenchScenario& sc, const std::string& lane, std::string* err) const = 0;
   // After a scenario's lanes: runs Triton's lanes and adds every model field to `rec`.
   virtual void scenario_done(const BenchScenario& sc, const std::vector<std::string>& lanes, nlohmann::json& rec) = 0;
   virtual void print_tables(const std::vector<std::string>& lanes) const = 0;

@@ -302,7 +302,9 @@ struct AttnBodyMfma {
           if constexpr (!kKDirect) s.k_raw[i][q] = load_chunk<kAligned>(kc, kb + q * p.k_stride_slot);
           s.v_raw[i][q] = load_chunk<kAligned>(vc, vb + q * p.v_stride_slot);
         }
-      } else if constexpr (kClamp && BLOCK > 0 && BLOCK % kUK == 0) {
+      } else if constexpr (kClamp && BLOCK > 0 && BLOCK % kUK == 0 && !kAlibi) {
+        // (Not with ALiBi: the d64 ALiBi one-wave tile then took 130 VGPRs,
+        // 3 waves per SIMD instead of 4.)
         // One block_table read per unit: the unit's kUK keys lie in one cache
         // block, and so do its clamped keys. Keys below the unit all clamp to
         // kv_lo, whose block is that of kv_lo rounded down to kUK; keys past
@@ -524,33 +526,11 @@ struct AttnBodyMfma {
         }
       mx *= c.qk_log2;
     } else {
-      // QQ-bias (boundary tiles only: interior ones end before the first new
-      // token), branch-free: every score's bias is loaded at an index clamped
-      // into the row, all loads together, and a select adds it where its index
-      // jj = j - ctx lies in [0, qq_bias_stride). Without a bias the loads read
-      // the first 4 bytes of this lane's Q row (valid memory) and add nothing.
-      const bool qq_on = kMasked && kQQ && p.qq_bias != nullptr && p.qq_bias_stride > 0;  // uniform
-      const int qq_w = qq_on ? p.qq_bias_stride : 1;
-      const int qq_rel = k0 + 8 * c.part - c.w.ctx;  // jj of key_of(st, r, 0)
-      const float* qq_row = qq_on ? p.qq_bias + (int64_t)c.p_tok * p.qq_bias_stride
-                                  : reinterpret_cast<const float*>(c.qrow);
-      constexpr int kQG = 4;  // 8 spilled at 4 waves per SIMD (the d128 QQ-bias tile)
-      float qb[kQG];  // the biases of kQG scores, loaded together (one wait per kQG)
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
         for (int r = 0; r < kAcc; ++r) {
           const int j = k0 + key_of(st, r, c.part);
-          if constexpr (kMasked && kQQ) {
-            if (r % kQG == 0) {
-              dl::sched_barrier();
-              UATTN_UNROLL
-              for (int e = 0; e < kQG; ++e) {
-                const int jj = qq_rel + key_of(st, r + e, 0);
-                qb[e] = qq_row[jj < 0 ? 0 : (jj >= qq_w ? qq_w - 1 : jj)];
-              }
-            }
-          }
           float v = sc[st][r] * c.qk_log2;
           if constexpr (kCap) {  // branch-free: both forms computed, one selected
             const float capped = softcap_tanh(sc[st][r], c.cap_b, c.cap_c, c.cap_e);
@@ -558,11 +538,15 @@ struct AttnBodyMfma {
           }
           if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
           if constexpr (kMasked) {
+            const bool keep = keep_at(st, r);
             if constexpr (kQQ) {
-              const int jj = qq_rel + key_of(st, r, 0);
-              v += (qq_on && jj >= 0 && jj < qq_w) ? qb[r % kQG] * kLog2e : 0.0f;
+              if (p.qq_bias != nullptr && keep) {
+                const int jj = j - c.w.ctx;
+                if (jj >= 0 && jj < p.qq_bias_stride)
+                  v += p.qq_bias[(int64_t)c.p_tok * p.qq_bias_stride + jj] * kLog2e;
+              }
             }
-            v = keep_at(st, r) ? v : kNegInf;
+            v = keep ? v : kNegInf;
           }
           sc[st][r] = v;
           mx = vmax(mx, v);
