@@ -35,6 +35,6 @@ set_tests_properties(bench.model.candidates.gfx950 PROPERTIES LABELS "e2e;model"
                      ENVIRONMENT "UATTN_HIPCPU_DEVICES=gfx950:sramecc+:xnack-,gfx1030")
 add_test(NAME bench.model.candidates_schema.gfx950
          COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_LIST_DIR}/check_report.py" "${_report}"
-                 --set default --arch gfx950 --backend cpu --model --candidates)
+                 --arch gfx950 --backend cpu --model --candidates)
 set_tests_properties(bench.model.candidates_schema.gfx950 PROPERTIES LABELS "e2e;model"
                      DEPENDS bench.model.candidates.gfx950)
