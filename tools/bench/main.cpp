@@ -45,6 +45,7 @@ struct LaneResult {
   testing::CompareResult vs_ref{};
   std::vector<double> out;  // [tokens][Hq][D], in the output's units
   std::map<std::string, std::pair<double, double>> vs_lanes;  // max_abs, mean_abs
+  Selection sel;            // the runtime's plan of this lane (SelectOptions::explain: its candidates too)
 };
 
 // True when a device of gcnArchName `gcn` is of architecture `arch` (its
@@ -129,6 +130,11 @@ struct Candidate {
 // each tile kind; the 3D row at up to 3 segment counts), plus that 3D row at
 // every power of two from 2 up to the most segments it allows (the policy's
 // max_segments, and no more than the KV tiles of the longest walk).
+// "2d NAME" or "3d NAME xSEGMENTS": one launch configuration in the tables.
+std::string config_label(const std::string& path, const std::string& instance, int segments) {
+  return path + " " + instance + (path == "3d" ? " x" + std::to_string(segments) : "");
+}
+
 std::vector<Candidate> candidates_of(const Selection& sel, Arch arch) {
   std::vector<Candidate> c;
   const InstanceRow* r3 = nullptr;
@@ -355,6 +361,7 @@ int main(int argc, char** argv) {
         r.reduce_instance = out.sel.path == Path::k3D ? out.sel.reduce.row->name : "";
         r.num_segments = out.sel.num_segments;
       }
+      r.sel = out.sel;
       r.out = read_out(*prob, rs.check_q_heads);
       if (r.ok && timed) {
         std::vector<std::unique_ptr<e2e::DeviceProblem>> sets;
@@ -419,15 +426,10 @@ int main(int argc, char** argv) {
 #if UATTN_BENCH_CPU
     if (model) model->scenario_done(sc, o.lanes, rec);
     if (model && o.model_candidates) {
-      // The selector's plan (the auto lane's), then every candidate run and modelled.
+      // The auto lane's plan (run_on_device plans with explain: its candidates), then every candidate
+      // run and modelled.
       const auto auto_it = std::find_if(lanes.begin(), lanes.end(), [](const LaneResult& r) { return r.lane == "auto"; });
-      Selection plan;
-      {
-        e2e::DeviceProblem dp(*prob);
-        SelectOptions po;
-        po.explain = true;
-        if (Status st = rt->plan(dp.args(), &plan, po); !st.ok()) plan.ok = false;
-      }
+      const Selection& plan = auto_it->sel;  // --model-candidates requires the auto lane
       json cands = json::array();
       std::string err;
       const double auto_us = model->lane_us(sc, "auto", &err);
@@ -447,8 +449,8 @@ int main(int argc, char** argv) {
         model->end_lane(sc, c.label(), out.ok);
         std::string cerr;
         const double us = model->lane_us(sc, c.label(), &cerr);
-        if (!out.ok) cerr = out.error;
         if (!out.ok) {
+          cerr = out.error;
           ++failures;
           printf("FAIL %s candidate %s x%d: %s\n", sc.name.c_str(), c.row->name, c.segments, out.error.c_str());
         }
@@ -461,7 +463,7 @@ int main(int argc, char** argv) {
                          {"max_abs", out.cmp.max_abs}});
         if (!std::isnan(us) && (std::isnan(best_us) || us < best_us)) {
           best_us = us;
-          best_label = std::string(to_string(c.path)) + " " + c.row->name + (c.path == Path::k3D ? " x" + std::to_string(c.segments) : "");
+          best_label = config_label(to_string(c.path), c.row->name, c.segments);
         }
       }
       const double ratio = auto_us / best_us;
@@ -473,8 +475,7 @@ int main(int argc, char** argv) {
       rec["model_best"] = best_label;
       rec["model_selector_vs_best"] = std::isnan(ratio) ? json(nullptr) : json(ratio);
       rec["model_selector_agrees"] = agrees;
-      const std::string pick = auto_it == lanes.end() ? "-" : auto_it->path + " " + auto_it->instance +
-                                   (auto_it->path == "3d" ? " x" + std::to_string(auto_it->num_segments) : "");
+      const std::string pick = config_label(auto_it->path, auto_it->instance, auto_it->num_segments);
       agreement.push_back("| " + sc.name + " | " + pick + " | " + fmt("%.1f", auto_us) + " | " + best_label + " | " +
                           fmt("%.1f", best_us) + " | " + fmt("%.2f", ratio) + " | " + std::to_string(cands.size()) +
                           " | " + (agrees ? "yes" : "**no**") + " |");
