@@ -13,6 +13,7 @@
 // and numbers, and the text of Selection::why is written only when
 // SelectOptions::explain asks for it. Strings are built on errors only.
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -331,6 +332,10 @@ struct ModelInputs {
   double wg_simds = 0;      // SIMDs one workgroup's waves run on: a CU's, or a WGP's (2 CUs) on RDNA
   double inv_bw = 0;        // 1 / mem_bytes_per_cycle
   double ws_per_segment = 0;  // workspace bytes per segment, written and read
+  double tile_latency = 0;    // ArchSelectRecord::tile_latency_cycles
+  double wg_latency = 0;      // ArchSelectRecord::workgroup_latency_cycles
+  // K/V bytes of every sequence's keys where they fit the last-level cache, else unbounded.
+  double kv_footprint = 0;
   void finish() {
     simd_count = (double)cus * simds;
     wg_simds = (double)simds * kArchSelectRecords[(int)p->arch].cus_per_workgroup;
@@ -338,6 +343,12 @@ struct ModelInputs {
     rows_per_seq = p->num_seqs > 0 ? ceil_pos((double)p->num_tokens * qpk / p->num_seqs) : 0;
     inv_bw = 1.0 / pol->mem_bytes_per_cycle;
     ws_per_segment = 2.0 * (double)p->num_tokens * p->num_q_heads * ((double)p->head_size + 2) * 4.0;
+    const ArchSelectRecord& a = kArchSelectRecords[(int)p->arch];
+    tile_latency = a.tile_latency_cycles;
+    wg_latency = a.workgroup_latency_cycles;
+    // Keys per sequence: at most max_seqlen_k (only the longest is known).
+    const double kv = (double)p->num_seqs * (double)p->max_seqlen_k * p->num_kv_heads * p->head_size * 2.0 * kv_bytes;
+    kv_footprint = kv <= a.llc_bytes ? kv : std::numeric_limits<double>::infinity();
   }
 };
 
@@ -347,9 +358,10 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   CandidateEstimate e;
   e.row = &r;
   e.num_segments = segs;
-  const int live = std::min(segs, tiles);                          // segments with at least one tile
-  e.workgroups = wg1 * (uint64_t)live;
   e.tiles = (int)ceil_pos((double)tiles / segs);                   // the longest walk, in tiles
+  // Segments with at least one tile: each walks ceil(tiles / segs) (phases.hpp, locate_work).
+  const int live = (int)ceil_pos((double)tiles / e.tiles);
+  e.workgroups = wg1 * (uint64_t)live;
   const double tiles_avg = std::max(1.0, m.keys_avg / r.block_n) / live;  // the average walk
   // Waves of a workgroup that own query rows (at least one); every wave of a
   // head-split tile owns all of them (the tile record's head_split).
@@ -365,20 +377,42 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   const double overlap = std::max(0.25, std::min(r.occupancy, (double)m.pol->overlap_waves));
   const double lanes = m.simd_count * overlap;                     // waves making progress at once
   const double waves = (double)e.workgroups * busy;
-  // The critical path: the longest walk, at the pace of one wave per SIMD, or
-  // slower where a workgroup has more waves than the SIMDs it runs on (the
-  // gfx1030 8-wave tile: 2 per SIMD of a WGP).
-  const double walk = (double)e.tiles * std::max(1.0, std::ceil((double)r.waves / m.wg_simds));
-  e.compute_cycles = std::max(walk, waves * tiles_avg / lanes) * r.tile_cycles;
-  // The memory system reaches its bandwidth only with overlap_waves waves in
-  // flight on every SIMD; fewer waves get the proportional share. The model
-  // counts the waves with rows (a conservative count where a workgroup's waves
-  // share each K/V tile: its loads in flight do not grow with the waves that
-  // hold rows, nor with the waves that do not).
-  const double fill = std::min(1.0, std::min((double)e.workgroups * row_waves, lanes) * m.inv_full);
+  // The critical path: the longest walk of a workgroup whose waves have their
+  // SIMDs to themselves (nothing hides its latencies): issue, at one wave per
+  // SIMD or slower where the workgroup has more waves than the SIMDs it runs on
+  // (the gfx1030 8-wave tile: 2 per SIMD of a WGP), of the work outside the
+  // tile loop (workgroup_latency_cycles) and of each tile (tile_cycles), plus
+  // each tile's dependent memory round trips (tile_latency_cycles): one where a
+  // wave loads its own K/V, two where the waves stage K/V through LDS (the
+  // global loads, then the LDS reads after the barrier: shares_kv).
+  // Per tile: an interior tile's cycles, or a boundary (masked) tile's, of the
+  // loop variant that runs (the slowest where the problem needs it: the row's full_*).
+  const bool full = (m.p->features & (kFeatSoftcap | kFeatAlibi | kFeatQQBias)) != 0 || !m.p->rows_aligned;
+  const double c_in = full ? r.full_tile_cycles : r.tile_cycles;
+  const double c_bd = full ? r.full_boundary_cycles : r.boundary_cycles;
+  // Boundary tiles of a walk (phases.hpp, interior_tiles): those the causal
+  // diagonal of the workgroup's tokens crosses, as many again at a sliding
+  // window's lower edge, and with QQ-bias every tile of the new tokens' keys.
+  const double tokens = std::max(1.0, std::min((double)m.p->max_seqlen_q, ceil_pos((double)r.block_m / m.qpk)));
+  double upper = ceil_pos((tokens - 1) / r.block_n) + 1;
+  if (m.p->features & kFeatQQBias) upper = std::max(upper, ceil_pos((double)m.p->max_seqlen_q / r.block_n) + 1);
+  const double lower = (m.p->features & kFeatWindow) && m.p->window_left >= 0 ? ceil_pos((tokens - 1) / r.block_n) + 1 : 0;
+  // The longest walk ends at the diagonal; an average workgroup's boundary tiles spread over its segments.
+  const double bd_walk = std::min((double)e.tiles, upper + (live == 1 ? lower : 0));
+  const double bd_avg = std::min(tiles_avg, (upper + lower) / live);
+  const double walk_cycles = ((double)e.tiles - bd_walk) * c_in + bd_walk * c_bd;
+  const double avg_cycles = (tiles_avg - bd_avg) * c_in + bd_avg * c_bd;
+  const double per_simd = std::max(1.0, std::ceil((double)r.waves / m.wg_simds));
+  const double round_trips = r.shares_kv ? 2.0 : 1.0;
+  const double walk = per_simd * (m.wg_latency + walk_cycles) + (double)e.tiles * m.tile_latency * round_trips;
+  // Or the work spread over the waves that make progress at once.
+  e.compute_cycles = std::max(walk, waves * avg_cycles / lanes);
   // K and V of a tile, loaded once per workgroup, or once per wave where waves are independent.
   const double kv_tile_bytes = 2.0 * r.block_n * m.p->head_size * m.kv_bytes * (independent ? busy : 1);
-  e.memory_cycles = (double)e.workgroups * tiles_avg * kv_tile_bytes * m.inv_bw / fill;
+  // Device-memory bandwidth: every tile's K/V, or, where every sequence's K/V
+  // fits the last-level cache, each byte once. (Latency is the walk's part.)
+  const double bytes = std::min((double)e.workgroups * tiles_avg * kv_tile_bytes, m.kv_footprint);
+  e.memory_cycles = bytes * m.inv_bw;
   if (r.path == Path::k3D) e.reduce_cycles = m.pol->launch_cycles + m.ws_per_segment * segs * m.inv_bw;
   e.cycles = std::max(e.compute_cycles, e.memory_cycles) + e.reduce_cycles;
   return e;
@@ -557,22 +591,36 @@ bool better(const CandidateEstimate& a, const CandidateEstimate& b) {
   return a.cycles < b.cycles || (a.cycles == b.cycles && a.compute_cycles < b.compute_cycles);
 }
 
-// The segment counts the model weighs for 3D with row `r3`: the count that
-// fills the device's overlapped wave slots once, twice that, and the most
-// allowed, each within [lo, cap]; distinct, at most 3.
-int segment_candidates(const ModelInputs& m, const InstanceRow& r3, uint64_t wg1, int lo, int cap, int out[4]) {
+// The most segments an automatic split chooses: the policy's max_segments, at
+// most the wave size. The reduce kernel keeps each segment's weight in a lane
+// while the segments fit one wave; past it every chunk of segments re-reads and
+// re-exponentiates its weights (reduce.hpp), which the whole-launch model has
+// at 4-5x the cycles per segment (docs/performance.md, "Selector against the model").
+int max_auto_segments(const ProblemDesc& p, const SelectPolicy& pol) {
+  return std::min(pol.max_segments, kArchRecords[(int)p.arch].wave_size);
+}
+
+// The segment counts the model weighs for 3D with row `r3`, each within [lo,
+// cap]: every power of two, the count that fills the device's overlapped wave
+// slots once and twice that, and the cap; distinct, at most kMaxSegmentCandidates.
+constexpr int kMaxSegmentCandidates = 16;
+int segment_candidates(const ModelInputs& m, const InstanceRow& r3, uint64_t wg1, int lo, int cap,
+                       int out[kMaxSegmentCandidates]) {
   if (cap < lo) return 0;
   const double overlap = std::max(0.25, std::min(r3.occupancy, (double)m.pol->overlap_waves));
   const double slots = (double)m.cus * m.simds * overlap / r3.waves;  // workgroups in flight at once
   const double fill = wg1 > 0 ? slots / (double)wg1 : 1.0;
-  const double want[3] = {fill, fill * 2, (double)cap};
   int n = 0;
-  for (double w : want) {
+  auto push = [&](double w) {
     const int s = (int)std::min<double>(cap, std::max<double>(lo, floor_pos(w)));
-    bool dup = false;
-    for (int i = 0; i < n; ++i) dup = dup || out[i] == s;
-    if (!dup) out[n++] = s;
-  }
+    for (int i = 0; i < n; ++i)
+      if (out[i] == s) return;
+    if (n < kMaxSegmentCandidates) out[n++] = s;
+  };
+  push(fill);
+  push(fill * 2);
+  push(cap);
+  for (int s = 1; s < cap && n < kMaxSegmentCandidates; s *= 2) push(s);
   return n;
 }
 
@@ -682,14 +730,14 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
     uint64_t wg1;
     int tiles;
     shape(*r3, &wg1, &tiles);
-    int segs[4];
+    int segs[kMaxSegmentCandidates];
     int ns;
     if (segments_requested) { segs[0] = opt.num_segments; ns = 1; }
     else {
       // Automatic: at least 2 segments (1 is 2D), unless 3D is forced.
       const int lo = opt.path == ForcePath::k3D ? 1 : 2;
       const int cap = std::max(opt.path == ForcePath::k3D ? 1 : 0,
-                               std::min(pol.max_segments, tiles / pol.min_tiles_per_segment));
+                               std::min(max_auto_segments(p, pol), tiles / pol.min_tiles_per_segment));
       ns = segment_candidates(m, *r3, wg1, lo, cap, segs);
     }
     for (int i = 0; i < ns; ++i) add(estimate(m, *r3, segs[i], wg1, tiles), &d.best3);
@@ -707,9 +755,9 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
                : Path::k2D;
     if (path == Path::k2D && d.best2 < 0 && r3) {
       // Only 3D serves it (the filter, or a matrix without 2D rows): its cheapest count, 1 allowed.
-      int segs[4];
+      int segs[kMaxSegmentCandidates];
       const int ns = segment_candidates(m, *r3, working_workgroups(p, r3->block_m, qpk), 1,
-                                        std::max(1, std::min(pol.max_segments, kv_tiles_of(p, *r3) /
+                                        std::max(1, std::min(max_auto_segments(p, pol), kv_tiles_of(p, *r3) /
                                                                                    pol.min_tiles_per_segment)),
                                         segs);
       for (int i = 0; i < ns; ++i)

@@ -13,11 +13,18 @@ File format (YAML):
 
     version: 1
     instances:
-      <instance name>: {vgprs: INT, lds_bytes: INT, occupancy: NUMBER, tile_cycles: NUMBER}
+      <instance name>: {vgprs: INT, lds_bytes: INT, occupancy: NUMBER, tile_cycles: NUMBER,
+                        boundary_cycles: NUMBER, full_tile_cycles: NUMBER, full_boundary_cycles: NUMBER}
 
-`tile_cycles` is absent when the kernel has no straight-line KV-tile loop (its
-llvm-mca estimate would be meaningless). What an instance lacks falls back
-(figures(): its 2D/3D twin's cycles, else model.FALLBACK_*).
+`tile_cycles` is the KV-tile loop's (the interior loop of the fastest loop
+variant); `boundary_cycles` that of its boundary (masked) loop; `full_*` those of
+the slowest variant (the generic instance's variant with every feature, which
+runs with softcap, ALiBi or QQ-bias given, or unaligned rows). Each is absent
+when its loop is not straight-line (its llvm-mca estimate would be meaningless)
+or, for the last three, when it equals the figure it defaults to: boundary_cycles
+to tile_cycles, full_tile_cycles to tile_cycles, full_boundary_cycles to
+full_tile_cycles x boundary_cycles / tile_cycles. What an instance lacks falls
+back (figures(): its 2D/3D twin's cycles, else model.FALLBACK_*).
 """
 from __future__ import annotations
 
@@ -28,7 +35,9 @@ from typing import Optional
 from .model import ARCH_INFO, FALLBACK_CYCLES_PER_MAC, FALLBACK_VGPRS, TILE_KINDS, Instance, names
 
 VERSION = 1
-FIELDS = ("vgprs", "lds_bytes", "occupancy", "tile_cycles")
+FIELDS = ("vgprs", "lds_bytes", "occupancy", "tile_cycles", "boundary_cycles", "full_tile_cycles",
+          "full_boundary_cycles")
+CYCLE_FIELDS = FIELDS[3:]
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,17 @@ class Figures:
     occupancy: float      # waves per SIMD
     tile_cycles: float    # llvm-mca cycles of one wave per KV tile (block_n keys)
     measured: bool        # False: fallback_figures()
+    boundary_cycles: float = 0.0       # per masked (boundary) KV tile; 0: tile_cycles
+    full_tile_cycles: float = 0.0      # the slowest loop variant's, per KV tile; 0: tile_cycles
+    full_boundary_cycles: float = 0.0  # the slowest variant's per boundary tile; 0: scaled as documented
+
+    def resolved(self) -> tuple:
+        """(tile, boundary, full tile, full boundary) cycles with the documented defaults."""
+        t = self.tile_cycles
+        b = self.boundary_cycles or t
+        ft = self.full_tile_cycles or t
+        fb = self.full_boundary_cycles or round(ft * b / t, 1) if t else ft
+        return t, b, ft, fb
 
 
 class MeasuredError(Exception):
@@ -60,7 +80,7 @@ def load(path: Optional[str]) -> dict:
     for name, rec in doc["instances"].items():
         if not isinstance(rec, dict) or set(rec) - set(FIELDS) or not {"vgprs", "occupancy"} <= set(rec):
             raise MeasuredError(f"{path}: instance {name}: {rec!r}; expected a mapping with vgprs, "
-                                f"lds_bytes, occupancy and optionally tile_cycles")
+                                f"lds_bytes, occupancy and optionally {', '.join(CYCLE_FIELDS)}")
         for k, v in rec.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
                 raise MeasuredError(f"{path}: instance {name}: {k} = {v!r}; expected a finite number >= 0")
@@ -124,8 +144,9 @@ def figures(inst: Instance, lds_bytes: int, measured: dict) -> Figures:
         own = True
     if rec is None:
         return Figures(fb.vgprs, fb.occupancy, float(cycles), False)
+    extra = {k: float(rec[k]) for k in CYCLE_FIELDS[1:] if own and rec.get(k)}
     return Figures(vgprs=int(rec["vgprs"]), occupancy=float(rec["occupancy"]), tile_cycles=float(cycles),
-                   measured=own)
+                   measured=own, **extra)
 
 
 def dump(records: dict) -> str:

@@ -155,6 +155,16 @@ class ArchInfo:
     # Selector cost-model defaults of the reference part (uattn::SelectPolicy, table.hpp):
     mem_bytes_per_cycle: int = 1024   # device-memory bandwidth / engine clock, bytes per cycle
     launch_cycles: int = 5000         # engine cycles one more dependent kernel launch costs
+    # Bytes of the last cache level before device memory: K/V of a launch whose
+    # keys fit are read from device memory once, not once per workgroup.
+    llc_bytes: int = 0
+    # Engine cycles a KV tile's dependent memory round trips add to the walk of a
+    # wave that has its SIMD to itself (no other wave hides them).
+    tile_latency_cycles: int = 0
+    # Engine cycles a workgroup spends outside its KV-tile loop when its waves
+    # have their SIMDs to themselves: the memory round trips of locating its
+    # work, loading Q and storing its rows.
+    workgroup_latency_cycles: int = 0
     # The reference part as HIP reports it (hipDeviceProp_t; the CPU-backed test
     # device, tests/hipcpu, reports these): its product name, and the target-id
     # features HIP appends to the processor in gcnArchName (":sramecc+:xnack-"
@@ -243,7 +253,8 @@ BUILTIN_ARCHS = (
     ArchInfo("gfx950", wave_size=64, matrix_insn="mfma_32x32x16", rows_per_wave=32, head_pad=32,
              lds_row_pad=8, lds_budget=160 * 1024, cu_count=256, offload_target="gfx950",
              vgprs_per_simd=512, max_waves_per_simd=8, lds_per_cu=160 * 1024,
-             cus_per_reported_unit=1, simds_per_cu=4, mem_bytes_per_cycle=3333, launch_cycles=5000,
+             cus_per_reported_unit=1, simds_per_cu=4, mem_bytes_per_cycle=3333, launch_cycles=8400,
+             llc_bytes=256 << 20, tile_latency_cycles=1700, workgroup_latency_cycles=6500,
              product="AMD Instinct MI355X", target_features=":sramecc+:xnack-",
              # 128 x 64 prefill tile up to d128 (d192 / d256 keep 32 keys: registers)
              block_n_by_head=(("large", 128, 64),),
@@ -273,7 +284,8 @@ BUILTIN_ARCHS = (
              lds_row_pad=32, lds_budget=64 * 1024, cu_count=72, offload_target="gfx1030",
              vgprs_per_simd=1024, max_waves_per_simd=16, lds_per_cu=128 * 1024,
              cus_per_reported_unit=2, simds_per_cu=2, cus_per_workgroup=2, mem_bytes_per_cycle=205,
-             launch_cycles=5000, product="AMD Radeon PRO V620", target_features="",
+             launch_cycles=8750, llc_bytes=128 << 20, tile_latency_cycles=1000, workgroup_latency_cycles=7300,
+             product="AMD Radeon PRO V620", target_features="",
              # one-wave tiles at d256 and the generic one-wave tile at d192: 4
              # rows, whose 32 / 24 accumulator registers fit 8 waves per SIMD
              # (8 rows: 64 / 48 accumulators, spills at 128 VGPRs; the
@@ -312,7 +324,7 @@ SELECT_POLICY = (
      "resident waves per SIMD whose latencies hide each other: the throughput multiplier, "
      "at most the instance's occupancy"),
     ("max_segments", 64, "the most segments an automatic split chooses"),
-    ("min_tiles_per_segment", 4, "an automatic split gives every segment at least this many KV tiles"),
+    ("min_tiles_per_segment", 1, "an automatic split gives every segment at least this many KV tiles"),
     ("split_margin_pct", 90,
      "3D is chosen only when its estimate is below this percentage of the best 2D estimate"),
 )

@@ -45,6 +45,11 @@ struct InstanceRow {
   int vgprs;             // * VGPRs per lane
   double occupancy;      // * waves per SIMD the kernel's VGPRs and LDS allow
   double tile_cycles;    // * cycles of one wave per KV tile (llvm-mca on the KV-tile loop)
+  double boundary_cycles;       // * the same per masked (boundary) KV tile (its boundary loop)
+  // * Those of the slowest loop variant (the generic instance's variant with every
+  // feature: softcap, ALiBi or QQ-bias given, or unaligned rows); the others' equal tile / boundary.
+  double full_tile_cycles;
+  double full_boundary_cycles;
   bool measured;         // * false: tile_cycles is the documented fallback, not a measurement
 };
 
