@@ -253,7 +253,11 @@ BUILTIN_ARCHS = (
     ArchInfo("gfx950", wave_size=64, matrix_insn="mfma_32x32x16", rows_per_wave=32, head_pad=32,
              lds_row_pad=8, lds_budget=160 * 1024, cu_count=256, offload_target="gfx950",
              vgprs_per_simd=512, max_waves_per_simd=8, lds_per_cu=160 * 1024,
-             cus_per_reported_unit=1, simds_per_cu=4, mem_bytes_per_cycle=3333, launch_cycles=8400,
+             cus_per_reported_unit=1, simds_per_cu=4, mem_bytes_per_cycle=3333,
+             # the whole-launch model's launch overhead, 3.5 us (tools/model/machines), at 2.4 GHz
+             launch_cycles=8400,
+             # 256 MB Infinity Cache (AMD CDNA 4 white paper); the two latencies:
+             # calibrated on the whole-launch model (docs/architecture.md, "The cost model")
              llc_bytes=256 << 20, tile_latency_cycles=1700, workgroup_latency_cycles=6500,
              product="AMD Instinct MI355X", target_features=":sramecc+:xnack-",
              # 128 x 64 prefill tile up to d128 (d192 / d256 keep 32 keys: registers)
@@ -284,6 +288,7 @@ BUILTIN_ARCHS = (
              lds_row_pad=32, lds_budget=64 * 1024, cu_count=72, offload_target="gfx1030",
              vgprs_per_simd=1024, max_waves_per_simd=16, lds_per_cu=128 * 1024,
              cus_per_reported_unit=2, simds_per_cu=2, cus_per_workgroup=2, mem_bytes_per_cycle=205,
+             # 128 MB Infinity Cache (Navi 21: AMD "RDNA 2" product pages); latencies as for gfx950
              launch_cycles=8750, llc_bytes=128 << 20, tile_latency_cycles=1000, workgroup_latency_cycles=7300,
              product="AMD Radeon PRO V620", target_features="",
              # one-wave tiles at d256 and the generic one-wave tile at d192: 4
