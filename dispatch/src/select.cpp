@@ -13,9 +13,9 @@
 // and numbers, and the text of Selection::why is written only when
 // SelectOptions::explain asks for it. Strings are built on errors only.
 #include <algorithm>
-#include <limits>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "uattn/table.hpp"
@@ -327,7 +327,6 @@ struct ModelInputs {
   double kv_bytes, keys_avg;
   // Per-call constants of estimate() (no division per candidate where one will do).
   double simd_count = 0;    // cus x SIMDs per CU
-  double inv_full = 0;      // 1 / (simd_count x overlap_waves)
   double rows_per_seq = 0;  // ceil(num_tokens x qpk / num_seqs)
   double wg_simds = 0;      // SIMDs one workgroup's waves run on: a CU's, or a WGP's (2 CUs) on RDNA
   double inv_bw = 0;        // 1 / mem_bytes_per_cycle
@@ -339,7 +338,6 @@ struct ModelInputs {
   void finish() {
     simd_count = (double)cus * simds;
     wg_simds = (double)simds * kArchSelectRecords[(int)p->arch].cus_per_workgroup;
-    inv_full = 1.0 / (simd_count * pol->overlap_waves);
     rows_per_seq = p->num_seqs > 0 ? ceil_pos((double)p->num_tokens * qpk / p->num_seqs) : 0;
     inv_bw = 1.0 / pol->mem_bytes_per_cycle;
     ws_per_segment = 2.0 * (double)p->num_tokens * p->num_q_heads * ((double)p->head_size + 2) * 4.0;
@@ -377,14 +375,6 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   const double overlap = std::max(0.25, std::min(r.occupancy, (double)m.pol->overlap_waves));
   const double lanes = m.simd_count * overlap;                     // waves making progress at once
   const double waves = (double)e.workgroups * busy;
-  // The critical path: the longest walk of a workgroup whose waves have their
-  // SIMDs to themselves (nothing hides its latencies): issue, at one wave per
-  // SIMD or slower where the workgroup has more waves than the SIMDs it runs on
-  // (the gfx1030 8-wave tile: 2 per SIMD of a WGP), of the work outside the
-  // tile loop (workgroup_latency_cycles) and of each tile (tile_cycles), plus
-  // each tile's dependent memory round trips (tile_latency_cycles): one where a
-  // wave loads its own K/V, two where the waves stage K/V through LDS (the
-  // global loads, then the LDS reads after the barrier: shares_kv).
   // Per tile: an interior tile's cycles, or a boundary (masked) tile's, of the
   // loop variant that runs (the slowest where the problem needs it: the row's full_*).
   const bool full = (m.p->features & (kFeatSoftcap | kFeatAlibi | kFeatQQBias)) != 0 || !m.p->rows_aligned;
@@ -402,6 +392,14 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   const double bd_avg = std::min(tiles_avg, (upper + lower) / live);
   const double walk_cycles = ((double)e.tiles - bd_walk) * c_in + bd_walk * c_bd;
   const double avg_cycles = (tiles_avg - bd_avg) * c_in + bd_avg * c_bd;
+  // The critical path: the longest walk of a workgroup whose waves have their
+  // SIMDs to themselves (nothing hides its latencies): issue, at one wave per
+  // SIMD or slower where the workgroup has more waves than the SIMDs it runs on
+  // (the gfx1030 8-wave tile: 2 per SIMD of a WGP), of the work outside the
+  // tile loop (workgroup_latency_cycles) and of each tile (tile_cycles), plus
+  // each tile's dependent memory round trips (tile_latency_cycles): one where a
+  // wave loads its own K/V, two where the waves stage K/V through LDS (the
+  // global loads, then the LDS reads after the barrier: shares_kv).
   const double per_simd = std::max(1.0, std::ceil((double)r.waves / m.wg_simds));
   const double round_trips = r.shares_kv ? 2.0 : 1.0;
   const double walk = per_simd * (m.wg_latency + walk_cycles) + (double)e.tiles * m.tile_latency * round_trips;
