@@ -335,6 +335,9 @@ struct ModelInputs {
   double wg_latency = 0;      // ArchSelectRecord::workgroup_latency_cycles
   // K/V bytes of every sequence's keys where they fit the last-level cache, else unbounded.
   double kv_footprint = 0;
+  // The generic instance runs its full-feature loop variant (the rows' full_* cycles):
+  // softcap, ALiBi or QQ-bias given, or unaligned rows.
+  bool full_variant = false;
   void finish() {
     simd_count = (double)cus * simds;
     wg_simds = (double)simds * kArchSelectRecords[(int)p->arch].cus_per_workgroup;
@@ -347,6 +350,7 @@ struct ModelInputs {
     // Keys per sequence: at most max_seqlen_k (only the longest is known).
     const double kv = (double)p->num_seqs * (double)p->max_seqlen_k * p->num_kv_heads * p->head_size * 2.0 * kv_bytes;
     kv_footprint = kv <= a.llc_bytes ? kv : std::numeric_limits<double>::infinity();
+    full_variant = (p->features & (kFeatSoftcap | kFeatAlibi | kFeatQQBias)) != 0 || !p->rows_aligned;
   }
 };
 
@@ -377,16 +381,17 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   const double waves = (double)e.workgroups * busy;
   // Per tile: an interior tile's cycles, or a boundary (masked) tile's, of the
   // loop variant that runs (the slowest where the problem needs it: the row's full_*).
-  const bool full = (m.p->features & (kFeatSoftcap | kFeatAlibi | kFeatQQBias)) != 0 || !m.p->rows_aligned;
-  const double c_in = full ? r.full_tile_cycles : r.tile_cycles;
-  const double c_bd = full ? r.full_boundary_cycles : r.boundary_cycles;
+  const double c_in = m.full_variant ? r.full_tile_cycles : r.tile_cycles;
+  const double c_bd = m.full_variant ? r.full_boundary_cycles : r.boundary_cycles;
   // Boundary tiles of a walk (phases.hpp, interior_tiles): those the causal
   // diagonal of the workgroup's tokens crosses, as many again at a sliding
   // window's lower edge, and with QQ-bias every tile of the new tokens' keys.
   const double tokens = std::max(1.0, std::min((double)m.p->max_seqlen_q, ceil_pos((double)r.block_m / m.qpk)));
-  double upper = ceil_pos((tokens - 1) / r.block_n) + 1;
-  if (m.p->features & kFeatQQBias) upper = std::max(upper, ceil_pos((double)m.p->max_seqlen_q / r.block_n) + 1);
-  const double lower = (m.p->features & kFeatWindow) && m.p->window_left >= 0 ? ceil_pos((tokens - 1) / r.block_n) + 1 : 0;
+  const double diagonal = ceil_pos((tokens - 1) / r.block_n) + 1;
+  const double upper = (m.p->features & kFeatQQBias)
+                           ? std::max(diagonal, ceil_pos((double)m.p->max_seqlen_q / r.block_n) + 1)
+                           : diagonal;
+  const double lower = (m.p->features & kFeatWindow) && m.p->window_left >= 0 ? diagonal : 0;
   // The longest walk ends at the diagonal; an average workgroup's boundary tiles spread over its segments.
   const double bd_walk = std::min((double)e.tiles, upper + (live == 1 ? lower : 0));
   const double bd_avg = std::min(tiles_avg, (upper + lower) / live);
@@ -594,8 +599,9 @@ bool better(const CandidateEstimate& a, const CandidateEstimate& b) {
 // while the segments fit one wave; past it every chunk of segments re-reads and
 // re-exponentiates its weights (reduce.hpp), which the whole-launch model has
 // at 4-5x the cycles per segment (docs/performance.md, "Selector against the model").
-int max_auto_segments(const ProblemDesc& p, const SelectPolicy& pol) {
-  return std::min(pol.max_segments, kArchRecords[(int)p.arch].wave_size);
+// Also at most `tiles / min_tiles_per_segment`, for a walk of `tiles` KV tiles.
+int max_auto_segments(const ProblemDesc& p, const SelectPolicy& pol, int tiles) {
+  return std::min(std::min(pol.max_segments, kArchRecords[(int)p.arch].wave_size), tiles / pol.min_tiles_per_segment);
 }
 
 // The segment counts the model weighs for 3D with row `r3`, each within [lo,
@@ -735,7 +741,7 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
       // Automatic: at least 2 segments (1 is 2D), unless 3D is forced.
       const int lo = opt.path == ForcePath::k3D ? 1 : 2;
       const int cap = std::max(opt.path == ForcePath::k3D ? 1 : 0,
-                               std::min(max_auto_segments(p, pol), tiles / pol.min_tiles_per_segment));
+                               max_auto_segments(p, pol, tiles));
       ns = segment_candidates(m, *r3, wg1, lo, cap, segs);
     }
     for (int i = 0; i < ns; ++i) add(estimate(m, *r3, segs[i], wg1, tiles), &d.best3);
@@ -755,8 +761,7 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
       // Only 3D serves it (the filter, or a matrix without 2D rows): its cheapest count, 1 allowed.
       int segs[kMaxSegmentCandidates];
       const int ns = segment_candidates(m, *r3, working_workgroups(p, r3->block_m, qpk), 1,
-                                        std::max(1, std::min(max_auto_segments(p, pol), kv_tiles_of(p, *r3) /
-                                                                                   pol.min_tiles_per_segment)),
+                                        std::max(1, max_auto_segments(p, pol, kv_tiles_of(p, *r3))),
                                         segs);
       for (int i = 0; i < ns; ++i)
         add(estimate(m, *r3, segs[i], working_workgroups(p, r3->block_m, qpk), kv_tiles_of(p, *r3)), &d.best3);

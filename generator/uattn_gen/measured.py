@@ -55,8 +55,13 @@ class Figures:
         t = self.tile_cycles
         b = self.boundary_cycles or t
         ft = self.full_tile_cycles or t
-        fb = self.full_boundary_cycles or round(ft * b / t, 1) if t else ft
-        return t, b, ft, fb
+        return t, b, ft, self.full_boundary_cycles or default_full_boundary(t, b, ft)
+
+
+def default_full_boundary(tile: float, boundary: float, full_tile: float) -> float:
+    """full_boundary_cycles where the file leaves it out: the full variant's tile cycles scaled by
+    the boundary / interior ratio of the fastest variant (full_tile where tile is 0)."""
+    return round(full_tile * boundary / tile, 1) if tile else full_tile
 
 
 class MeasuredError(Exception):

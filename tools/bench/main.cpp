@@ -125,16 +125,16 @@ struct Candidate {
   std::string label() const { return std::string("cand:") + row->name + ":" + std::to_string(segments); }
 };
 
-// The configurations the selector can pick for the problem of `sel` (a plan with
-// SelectOptions::explain): every estimate it weighed (the first serving 2D row of
-// each tile kind; the 3D row at up to 3 segment counts), plus that 3D row at
-// every power of two from 2 up to the most segments it allows (the policy's
-// max_segments, and no more than the KV tiles of the longest walk).
 // "2d NAME" or "3d NAME xSEGMENTS": one launch configuration in the tables.
 std::string config_label(const std::string& path, const std::string& instance, int segments) {
   return path + " " + instance + (path == "3d" ? " x" + std::to_string(segments) : "");
 }
 
+// The configurations the selector can pick for the problem of `sel` (a plan with
+// SelectOptions::explain): every estimate it weighed (the first serving 2D row of
+// each tile kind; the 3D row at the segment counts it weighs), plus that 3D row at
+// every power of two from 2 up to the policy's max_segments (and no more than the
+// KV tiles of the longest walk).
 std::vector<Candidate> candidates_of(const Selection& sel, Arch arch) {
   std::vector<Candidate> c;
   const InstanceRow* r3 = nullptr;
