@@ -139,11 +139,24 @@ def _mfma_rows(k: TileKey) -> int:
     return k.block_m if _mfma_head_split(k) else k.block_m // k.waves
 
 
+def _mfma_lone(k: TileKey) -> bool:
+    """The one-wave tiles of a fixed block size (but the 16-row d112 ones, whose
+    padded head step needs K from memory): a decode launch holds about one
+    workgroup per CU (sequences x KV heads, x segments in 3D), so no other wave
+    of the SIMD hides a tile's loads. They stage K and V^T through LDS and load
+    the next tile into registers while this one computes (prefetch), at 2 waves
+    per SIMD (1 above d128). Whole-launch model, the default set's decodes on
+    gfx950: docs/performance.md, "Lone-wave tiles and the reduce"."""
+    return (k.waves == 1 and not k.any_block
+            and (k.block_m == 32 or k.head % 32 == 0))
+
+
 def _mfma_k_direct(k: TileKey) -> bool:
     """One-wave tiles (block_m <= 32) with 64 < head <= 256 read K straight from
     memory: V^T alone in LDS (10 KiB at d128) lets 16 workgroups share gfx950's
-    160 KiB (10 at d192, 8 at d256); d64 reaches 4 waves with K in LDS."""
-    return k.block_m <= 32 and 64 < k.head <= 256
+    160 KiB (10 at d192, 8 at d256); d64 reaches 4 waves with K in LDS. Not the
+    lone-wave tiles (_mfma_lone): the generic instance's and the d112 ones."""
+    return k.block_m <= 32 and 64 < k.head <= 256 and not _mfma_lone(k)
 
 
 def _mfma_v_slices(k: TileKey) -> int:
@@ -195,8 +208,11 @@ def _mfma_gen_w4(k: TileKey) -> bool:
 def _mfma_waves_per_eu(k: TileKey) -> int:
     """gfx950: 512 VGPR+AGPR per SIMD lane (CDNA4 ISA): K-direct tiles up to d128
     and the 16-row tiles 4 (<= 128); 32-row d192 3, d256 2; a run-time block size 4
-    with 16 rows, else 3; K in LDS: 16 rows 4, one-wave d > 128 1, else 2."""
+    with 16 rows, else 3; K in LDS: the lone-wave tiles (prefetch) 2, 1 above
+    d128; else 16 rows 4, one-wave d > 128 1, else 2."""
     n16 = _mfma_rows(k) == 16
+    if _mfma_lone(k):
+        return 1 if k.head > 128 else 2
     if _mfma_k_direct(k):
         if k.any_block:
             return 4 if _mfma_gen_w4(k) else 3
@@ -227,8 +243,9 @@ def _mfma_v_group(k: TileKey) -> int:
 
 def _mfma_prefetch(k: TileKey) -> bool:
     """Multi-wave tiles up to d128 of a fixed block size (d > 128: the registers
-    hold Q and the accumulators; one-wave tiles rely on occupancy)."""
-    return k.head <= 128 and k.waves > 1 and not k.any_block
+    hold Q and the accumulators), and the lone-wave tiles (_mfma_lone); the
+    generic one-wave tiles rely on occupancy."""
+    return (k.head <= 128 and k.waves > 1 and not k.any_block) or _mfma_lone(k)
 
 
 def _mfma_three_loops(k: TileKey) -> bool:

@@ -42,6 +42,20 @@ def test_gfx950_records():
     # the generic d256 tile with 16-bit KV runs its element-load loops only
     assert _cfg("gfx950", "2d", "f16", "f16", 256, ANY_BLOCK, ALL_FEATURES, "small").one_copy
     assert not _cfg("gfx950", "2d", "f16", "fp8e4m3", 256, ANY_BLOCK, ALL_FEATURES, "small").one_copy
+    # lone-wave tiles (one-wave, fixed block size, both paths): K and V^T staged
+    # through LDS, prefetched one tile ahead, 2 waves per SIMD (1 above d128); not
+    # the 16-row d112 ones (their padded head step reads K from memory), not the
+    # generic instance's
+    assert _cfg("gfx950", "2d", "f16", "f16", 128, 16, 0, "small") == _cfg("gfx950", "3d", "f16", "f16", 128, 16, 0, "small")
+    lone = _cfg("gfx950", "3d", "f16", "f16", 128, 16, 0, "small")
+    assert (lone.k_direct, lone.prefetch, lone.waves_per_eu, lone.stages) == (False, True, 2, 1)
+    assert lone.lds_bytes == (32 * 136 + 128 * 40) * 2
+    lone = _cfg("gfx950", "3d", "f16", "f16", 256, 16, 0, "small")
+    assert (lone.rows_per_wave, lone.k_direct, lone.prefetch, lone.waves_per_eu) == (16, False, True, 1)
+    assert _cfg("gfx950", "3d", "f16", "f16", 112, 16, 0, "small").k_direct
+    assert not _cfg("gfx950", "3d", "f16", "f16", 112, 16, 0, "small").prefetch
+    assert _cfg("gfx950", "2d", "f16", "f16", 112, 16, 0, "small").k_direct
+    assert _cfg("gfx950", "3d", "f16", "f16", 128, ANY_BLOCK, ALL_FEATURES, "small").k_direct
     # dot2 fields are 0 / false in an MFMA record
     assert (c.dims_per_lane, c.q_bcast, c.k_ahead, c.v_ahead, c.q_ahead) == (0, False, 0, 0, 0)
 

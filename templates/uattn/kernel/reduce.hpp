@@ -7,10 +7,15 @@
 // and out = 0 where L == 0 (every key masked and no sink). SPEC.md s.2.
 // M and L: lane s reads segment s (s, s + wave, ...), then a wave reduction;
 // with S <= wave lane s keeps its weight 2^(m_s - M) and the acc loop reads it
-// with v_readlane. out: lane owns d = lane + j * wave, and the acc_s rows are
-// read kChunk segments at a time with no branch between the loads, so a
-// chunk's loads are in flight together (a segment whose weight is 0 adds a
-// selected 0, never its acc: an empty segment's acc may hold anything).
+// with v_readlane. out: a lane owns kPer dims (kVec consecutive ones read with
+// one vector load per segment, or d = lane + j * wave), and the acc_s rows are
+// read a chunk of segments at a time with no branch between the loads, so a
+// chunk's loads are in flight together; a segment whose (uniform) weight is 0
+// adds nothing, never 0 x its acc: an empty segment's acc may hold anything.
+// With S <= wave the first chunk (8, 16 or kBig segments, by S) is loaded with
+// the segments' (m, l), before the reductions: up to kBig segments, the wave
+// waits for memory once. Whole-launch model: docs/performance.md, "Lone-wave
+// tiles and the reduce".
 // The grid covers q.shape[0] rows; rows at or past cu_seqlens_q[num_seqs]
 // (padding for graph capture, SPEC.md s.1) are left unwritten, and in a
 // checked launch nothing is written when the check kernel refused the index
@@ -29,7 +34,123 @@ struct ReduceKernel {
   static constexpr int kWavesPerEU = 1;
   static constexpr int kPer = (HEAD + kWave - 1) / kWave;     // d values per lane
   static constexpr bool kWholeRows = HEAD % kWave == 0;       // every lane owns kPer of them
+  // A lane's kPer dims are consecutive where kPer is 1, 2 or 4 (dims
+  // [kVec lane, kVec lane + kVec), one global_load_dword{,x2,x4} per segment
+  // when the workspace is aligned to it), else lane + j * wave (kVec = 1).
+  static constexpr int kVec = (kPer == 1 || kPer == 2 || kPer == 4) ? kPer : 1;
   static constexpr int kChunk = 8;                            // segments whose acc loads are in flight together
+  // S <= wave: up to kBig segments' acc loads in flight with the (m, l) loads,
+  // the largest of 32, 16, kChunk with kBig x kPer <= 64 registers (wave64:
+  // d64 / d128 32, d192 / d256 16; wave32: d64 32, d128 16, d256 8).
+  static constexpr int big_of(int per) {
+    int b = 32;
+    while (b > kChunk && b * per > 64) b /= 2;
+    return b;
+  }
+  static constexpr int kBig = big_of(kPer);
+
+  UATTN_INLINE static int dim_of(int lane, int j) { return kVec > 1 ? kVec * lane + j : lane + j * kWave; }
+  UATTN_INLINE static bool dim_on(int lane, int j) { return kWholeRows || dim_of(lane, j) < HEAD; }
+
+  // The acc values of N segments from s0 (a segment past S re-reads segment
+  // S - 1; its weight is 0), no branch between the loads. kV: one vector load
+  // of kVec dims per segment (the workspace aligned to kVec floats).
+  template <int N, bool kV>
+  UATTN_INLINE static void load(const char* acc, int s0, int S, int lane, float (&a)[N][kPer]) {
+    UATTN_UNROLL
+    for (int c = 0; c < N; ++c) {
+      const int s = s0 + c < S ? s0 + c : S - 1;
+      if constexpr (kV && kVec > 1) {
+        const float* src = reinterpret_cast<const float*>(acc + (uint32_t)(s * HEAD + kVec * lane) * 4u);
+        dl::vec<float, kVec> v;
+        if (dim_on(lane, 0)) {
+          v = dl::ldg<kVec>(src);
+        } else {
+          UATTN_UNROLL
+          for (int j = 0; j < kVec; ++j) v[j] = 0.0f;
+        }
+        UATTN_UNROLL
+        for (int j = 0; j < kPer; ++j) a[c][j] = v[j];
+      } else {
+        UATTN_UNROLL
+        for (int j = 0; j < kPer; ++j) {
+          const uint32_t off = (uint32_t)(s * HEAD + dim_of(lane, j)) * 4u;
+          a[c][j] = dim_on(lane, j) ? *reinterpret_cast<const float*>(acc + off) : 0.0f;
+        }
+      }
+    }
+  }
+  // o += the weighted sum of N segments' acc values: weight(s) for s < S. A
+  // segment of weight 0 adds nothing (never 0 x its acc: an empty segment's
+  // acc may hold anything); the weights are uniform over the wave.
+  template <int N, class W>
+  UATTN_INLINE static void add(int s0, int S, const float (&a)[N][kPer], W weight, float (&o)[kPer]) {
+    UATTN_UNROLL
+    for (int c = 0; c < N; ++c) {
+      if (s0 + c < S) {
+        const float w = weight(s0 + c);
+        if (w != 0.0f) {
+          UATTN_UNROLL
+          for (int j = 0; j < kPer; ++j) o[j] = __builtin_fmaf(w, a[c][j], o[j]);
+        }
+      }
+    }
+  }
+  // S <= wave: lane s holds segment s's (m, l). The first N segments' acc
+  // loads go out before the wave reductions of M and L; the rest (N < S)
+  // follow N at a time. Returns 1 / L (0 where L == 0).
+  template <int N, bool kV>
+  UATTN_INLINE static float small(const char* acc, int S, int lane, float m_lane, float l_lane, float (&o)[kPer]) {
+    float a[N][kPer];
+    load<N, kV>(acc, 0, S, lane, a);
+    float M = m_lane;
+    for (int x = kWave / 2; x > 0; x /= 2) M = fmaxf_(M, dl::shfl_xor(M, x));
+    const float Mu = (M == kNegInf) ? 0.0f : M;
+    const float w_lane = lane < S ? dl::exp2(m_lane - Mu) : 0.0f;
+    float L = l_lane * w_lane;
+    for (int x = kWave / 2; x > 0; x /= 2) L += dl::shfl_xor(L, x);
+    // The weight of segment s, from lane s (v_readlane).
+    const auto from_lane = [&](int s) { return dl::bits_as_float(dl::readlane(dl::float_as_bits(w_lane), s)); };
+    add<N>(0, S, a, from_lane, o);
+    for (int s0 = N; s0 < S; s0 += N) {
+      load<N, kV>(acc, s0, S, lane, a);
+      add<N>(s0, S, a, from_lane, o);
+    }
+    return L > 0.0f ? 1.0f / L : 0.0f;
+  }
+
+  // The output row of (token, head) into o (unscaled), returns 1 / L.
+  template <bool kV>
+  UATTN_INLINE static float combine(const AttnParams& p, int64_t row, int S, int lane, float (&o)[kPer]) {
+    // This wave's acc rows: segment s, dim d at byte (s * HEAD + d) * 4 of `acc`
+    // (32-bit: S * HEAD * 4 < 2^22), so a load is one SGPR base + one VGPR offset.
+    const char* acc = reinterpret_cast<const char*>(p.ws_acc + row * HEAD);
+    if (S <= kWave) {
+      // Lane s holds segment s's max and sum. The first chunk's acc loads are
+      // issued with them (they need no weight), so a launch of up to kBig
+      // segments waits for memory once.
+      const bool on = lane < S;
+      const float m_lane = on ? p.ws_max[row + lane] : kNegInf;
+      const float l_lane = on ? p.ws_sum[row + lane] : 0.0f;
+      if (S <= kChunk || kBig == kChunk) return small<kChunk, kV>(acc, S, lane, m_lane, l_lane, o);
+      if (S <= 2 * kChunk || kBig == 2 * kChunk) return small<2 * kChunk, kV>(acc, S, lane, m_lane, l_lane, o);
+      return small<kBig, kV>(acc, S, lane, m_lane, l_lane, o);
+    }
+    float M = kNegInf;
+    for (int s = lane; s < S; s += kWave) M = fmaxf_(M, p.ws_max[row + s]);
+    for (int x = kWave / 2; x > 0; x /= 2) M = fmaxf_(M, dl::shfl_xor(M, x));
+    const float Mu = (M == kNegInf) ? 0.0f : M;
+    float L = 0.0f;
+    for (int s = lane; s < S; s += kWave) L += p.ws_sum[row + s] * dl::exp2(p.ws_max[row + s] - Mu);
+    for (int x = kWave / 2; x > 0; x /= 2) L += dl::shfl_xor(L, x);
+    const auto from_max = [&](int s) { return dl::exp2(p.ws_max[row + s] - Mu); };
+    for (int s0 = 0; s0 < S; s0 += kChunk) {
+      float a[kChunk][kPer];
+      load<kChunk, kV>(acc, s0, S, lane, a);
+      add<kChunk>(s0, S, a, from_max, o);
+    }
+    return L > 0.0f ? 1.0f / L : 0.0f;
+  }
 
   UATTN_INLINE static void run(const AttnParams& p, char* /*lds*/) {
     const int64_t token = dl::block_id_x();
@@ -41,57 +162,16 @@ struct ReduceKernel {
     const int S = p.num_segments;
     const int lane = dl::lane_id();
     const int64_t row = (token * p.num_q_heads + head) * S;
-    float M = kNegInf;
-    for (int s = lane; s < S; s += kWave) M = fmaxf_(M, p.ws_max[row + s]);
-    for (int x = kWave / 2; x > 0; x /= 2) M = fmaxf_(M, dl::shfl_xor(M, x));
-    const float Mu = (M == kNegInf) ? 0.0f : M;
-    // w_lane: the weight 2^(m_s - M) of segment s = lane (S <= wave), 0 past S.
-    const float w_lane = lane < S ? dl::exp2(p.ws_max[row + lane] - Mu) : 0.0f;
-    float L = 0.0f;
-    if (S <= kWave) {
-      L = lane < S ? p.ws_sum[row + lane] * w_lane : 0.0f;
-    } else {
-      for (int s = lane; s < S; s += kWave) L += p.ws_sum[row + s] * dl::exp2(p.ws_max[row + s] - Mu);
-    }
-    for (int x = kWave / 2; x > 0; x /= 2) L += dl::shfl_xor(L, x);
-    const float inv = L > 0.0f ? 1.0f / L : 0.0f;
-    // This wave's acc rows: segment s, dim d at byte (s * HEAD + d) * 4 of `acc`
-    // (32-bit: S * HEAD * 4 < 2^22), so a load is one SGPR base + one VGPR offset.
-    const char* acc = reinterpret_cast<const char*>(p.ws_acc + row * HEAD);
     float o[kPer];
     UATTN_UNROLL
     for (int j = 0; j < kPer; ++j) o[j] = 0.0f;
-    // kChunk segments from s0: their acc values (a segment past S re-reads
-    // segment S - 1) and weights (0 past S), then their weighted sum.
-    auto chunk = [&](int s0, auto weight) {
-      float a[kChunk][kPer], w[kChunk];
-      UATTN_UNROLL
-      for (int c = 0; c < kChunk; ++c) {
-        const int s = s0 + c < S ? s0 + c : S - 1;
-        w[c] = s0 + c < S ? weight(s0 + c) : 0.0f;
-        UATTN_UNROLL
-        for (int j = 0; j < kPer; ++j) {
-          const uint32_t off = (uint32_t)(s * HEAD + lane + j * kWave) * 4u;
-          a[c][j] = (kWholeRows || lane + j * kWave < HEAD) ? *reinterpret_cast<const float*>(acc + off) : 0.0f;
-        }
-      }
-      UATTN_UNROLL
-      for (int c = 0; c < kChunk; ++c)
-        UATTN_UNROLL
-        for (int j = 0; j < kPer; ++j) o[j] += w[c] != 0.0f ? w[c] * a[c][j] : 0.0f;
-    };
-    if (S <= kWave) {
-      const auto from_lane = [&](int s) { return dl::bits_as_float(dl::readlane(dl::float_as_bits(w_lane), s)); };
-      for (int s0 = 0; s0 < S; s0 += kChunk) chunk(s0, from_lane);
-    } else {
-      const auto from_max = [&](int s) { return dl::exp2(p.ws_max[row + s] - Mu); };
-      for (int s0 = 0; s0 < S; s0 += kChunk) chunk(s0, from_max);
-    }
+    // Vector loads where the workspace allows them (rows are HEAD * 4 bytes,
+    // HEAD % 16 == 0, so the base decides).
+    const bool vec_ok = kVec > 1 && ((uintptr_t)p.ws_acc % (uintptr_t)(4 * kVec)) == 0;
+    const float inv = vec_ok ? combine<true>(p, row, S, lane, o) : combine<false>(p, row, S, lane, o);
     UATTN_UNROLL
-    for (int j = 0; j < kPer; ++j) {
-      const int d = lane + j * kWave;
-      if (kWholeRows || d < HEAD) store_out(p, token, head, d, o[j] * inv);
-    }
+    for (int j = 0; j < kPer; ++j)
+      if (dim_on(lane, j)) store_out(p, token, head, dim_of(lane, j), o[j] * inv);
   }
 };
 

@@ -152,14 +152,16 @@ void op_v_pk_fma_f16(Ctx& c, const Inst& in) {
 // VOP3P packed f32 math on 64-bit register pairs (CDNA4 "VOP3P Instructions":
 // V_PK_FMA_F32, V_PK_MUL_F32, V_PK_ADD_F32): result word 0 reads each source's
 // word OP_SEL[i], result word 1 reads word OP_SEL_HI[i]; NEG_LO / NEG_HI
-// negate. Constants are refused (not seen in the code objects; their 64-bit
-// splat rule is not needed).
+// negate. A constant operand is read only through word 0 (OP_SEL and
+// OP_SEL_HI 0 for it: both result words take its 32-bit value, as LLVM emits
+// `v_pk_fma_f32 ..., 0 op_sel_hi:[.., .., 0]`); a constant read as word 1 is
+// refused (its 64-bit splat rule is not needed by the code objects).
 // ========================================================================
 float pk32_src(Ctx& c, const Inst& in, int i, int l, bool hi_res) {
   const int b = i - 1;
-  if (is_const(in.ops[i])) c.unsupported(in, "constant operand of a packed f32 op");
   if (in.ops[i].neg || in.ops[i].abs) c.unsupported(in, "neg/abs operand syntax on a packed op");
   const int word = ((hi_res ? in.op_sel_hi : in.op_sel) >> b) & 1;
+  if (is_const(in.ops[i]) && word != 0) c.unsupported(in, "constant operand of a packed f32 op read as its high word");
   uint32_t bits = c.u32(in, i, l, word);
   if (((hi_res ? in.neg_hi : in.neg_lo) >> b) & 1) bits ^= 0x80000000u;
   return c.flush32(as_f32(bits));

@@ -92,6 +92,21 @@ void op_s_max_i32(Ctx& c, const Inst& in) {
   c.w.scc = s;
 }
 
+// S_MIN_U32 / S_MAX_U32: as the I32 forms, unsigned.
+void op_s_min_u32(Ctx& c, const Inst& in) {
+  const uint32_t a = c.scalar(in, 1), b = c.scalar(in, 2);
+  const bool s = a < b;
+  c.ws32(in, 0, s ? a : b);
+  c.w.scc = s;
+}
+
+void op_s_max_u32(Ctx& c, const Inst& in) {
+  const uint32_t a = c.scalar(in, 1), b = c.scalar(in, 2);
+  const bool s = a >= b;
+  c.ws32(in, 0, s ? a : b);
+  c.w.scc = s;
+}
+
 // S_MUL_I32 / S_MUL_HI_U32 / S_MUL_HI_I32: SCC unchanged.
 void op_s_mul_i32(Ctx& c, const Inst& in) {
   const uint32_t a = c.scalar(in, 1), b = c.scalar(in, 2);
@@ -351,6 +366,10 @@ UATTN_CMP32(s_cmp_eq_u32, uint32_t, ==)
 UATTN_CMP32(s_cmp_lg_u32, uint32_t, !=)
 UATTN_CMP32(s_cmp_ge_u32, uint32_t, >=)
 UATTN_CMP32(s_cmp_lt_u32, uint32_t, <)
+UATTN_CMP32(s_cmp_gt_u32, uint32_t, >)
+UATTN_CMP32(s_cmp_le_u32, uint32_t, <=)
+UATTN_CMP32(s_cmp_eq_i32, int32_t, ==)
+UATTN_CMP32(s_cmp_lg_i32, int32_t, !=)
 UATTN_CMP32(s_cmp_ge_i32, int32_t, >=)
 UATTN_CMP32(s_cmp_gt_i32, int32_t, >)
 UATTN_CMP32(s_cmp_le_i32, int32_t, <=)
@@ -457,6 +476,8 @@ void register_scalar(OpTable& t) {
   t.add("s_sub_i32", &op_s_sub_i32);
   t.add("s_min_i32", &op_s_min_i32);
   t.add("s_max_i32", &op_s_max_i32);
+  t.add("s_min_u32", &op_s_min_u32);
+  t.add("s_max_u32", &op_s_max_u32);
   t.add("s_mul_i32", &op_s_mul_i32);
   t.add("s_mul_hi_u32", &op_s_mul_hi_u32);
   t.add("s_mul_hi_i32", &op_s_mul_hi_i32);
@@ -500,6 +521,10 @@ void register_scalar(OpTable& t) {
   t.add("s_cmp_lg_u32", &op_s_cmp_lg_u32);
   t.add("s_cmp_ge_u32", &op_s_cmp_ge_u32);
   t.add("s_cmp_lt_u32", &op_s_cmp_lt_u32);
+  t.add("s_cmp_gt_u32", &op_s_cmp_gt_u32);
+  t.add("s_cmp_le_u32", &op_s_cmp_le_u32);
+  t.add("s_cmp_eq_i32", &op_s_cmp_eq_i32);
+  t.add("s_cmp_lg_i32", &op_s_cmp_lg_i32);
   t.add("s_cmp_ge_i32", &op_s_cmp_ge_i32);
   t.add("s_cmp_gt_i32", &op_s_cmp_gt_i32);
   t.add("s_cmp_le_i32", &op_s_cmp_le_i32);
