@@ -52,6 +52,13 @@ constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d256_bany_all_m16n32
 constexpr int kBlockM = kTile.block_m;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, kTile>;
 static_assert(K::kHSplit, "FAULT_HSPLIT needs the head-split tile");
+#elif defined(FAULT_VSLICE)
+// gfx950's generic one-wave tile at d192: 16 rows, K read from memory, V^T
+// staged in two halves of the head (attention_mfma.hpp kVS).
+constexpr int kHead = 192, kBlock = 13;
+constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d192_bany_all_m16n32w1_tile;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, kTile>;
+static_assert(K::kVS == 2, "FAULT_VSLICE needs a tile that stages V^T in two halves");
 #elif defined(FAULT_PADHEAD)
 // gfx950's generic one-wave tile at d80: 16 rows, whose last
 // v_mfma_f32_16x16x32 step over the head is padded (attention_mfma.hpp kKTail).

@@ -21,7 +21,7 @@ def test_examples():
     fb = fallback_figures(i, instance_lds_bytes(i))  # no measured figures loaded
     assert table_row(i) == ("UATTN_ATTENTION_ROW(uattn_gfx950_2d_f16_f16_d128_b16_plain_m32n32w1, "
                             "gfx950, k2D, f16, f16, 128, 16, 0x00, small, 32, 32, 1, "
-                            f"{128 * 40 * 2}u, 32, false, true, {fb.vgprs}, "
+                            f"{(32 * 136 + 128 * 40) * 2}u, 32, false, true, {fb.vgprs}, "
                             f"{fb.occupancy:g}, {fb.tile_cycles:g}, {fb.tile_cycles:g}, {fb.tile_cycles:g}, "
                             f"{fb.tile_cycles:g}, false)")
     g = attention_instance("gfx1030", "3d", "bf16", "fp8e4m3", 256, ANY_BLOCK, 0x1F, "small")

@@ -53,7 +53,8 @@ def test_lds_rule_prunes_a_tile_over_budget():
     object.__setattr__(big, "block_m", 128)  # 128 * (256 + 32) * 2 = 73728 > 64 KiB
     assert [r.name for r in failed_rules(big)] == ["lds-budget"]
     # gfx950: K [32][136] + V^T [128][40] per stage; one stage (1 wave), two (4 waves, <= 80 KiB)
-    assert lds_bytes("gfx950", 128, 32, 32, 1) == 128 * 40 * 2  # K read straight from memory: V^T only
+    assert lds_bytes("gfx950", 128, 32, 32, 1) == (32 * 136 + 128 * 40) * 2  # lone-wave tile: K and V^T
+    assert lds_bytes("gfx950", 128, 16, 32, 1, block_size=ANY_BLOCK, features=ALL_FEATURES) == 64 * 40 * 2  # generic: K from memory, V^T in halves
     assert lds_bytes("gfx950", 64, 32, 32, 1) == (32 * 72 + 64 * 40) * 2  # d64: K in LDS
     assert lds_bytes("gfx950", 64, 16, 32, 1) == (32 * 72 + 64 * 40) * 2  # 16 rows: K in LDS, V^T whole
     assert lds_bytes("gfx950", 128, 128, 64, 4) == 2 * (64 * 136 + 128 * 72) * 2
