@@ -49,6 +49,16 @@ struct ReduceKernel {
   }
   static constexpr int kBig = big_of(kPer);
 
+  // Max (NaN-propagating, fmaxf_) / sum over the wave's lanes; every lane gets the result.
+  UATTN_INLINE static float wave_max(float v) {
+    for (int x = kWave / 2; x > 0; x /= 2) v = fmaxf_(v, dl::shfl_xor(v, x));
+    return v;
+  }
+  UATTN_INLINE static float wave_sum(float v) {
+    for (int x = kWave / 2; x > 0; x /= 2) v += dl::shfl_xor(v, x);
+    return v;
+  }
+
   UATTN_INLINE static int dim_of(int lane, int j) { return kVec > 1 ? kVec * lane + j : lane + j * kWave; }
   UATTN_INLINE static bool dim_on(int lane, int j) { return kWholeRows || dim_of(lane, j) < HEAD; }
 
@@ -103,12 +113,10 @@ struct ReduceKernel {
   UATTN_INLINE static float small(const char* acc, int S, int lane, float m_lane, float l_lane, float (&o)[kPer]) {
     float a[N][kPer];
     load<N, kV>(acc, 0, S, lane, a);
-    float M = m_lane;
-    for (int x = kWave / 2; x > 0; x /= 2) M = fmaxf_(M, dl::shfl_xor(M, x));
+    const float M = wave_max(m_lane);
     const float Mu = (M == kNegInf) ? 0.0f : M;
     const float w_lane = lane < S ? dl::exp2(m_lane - Mu) : 0.0f;
-    float L = l_lane * w_lane;
-    for (int x = kWave / 2; x > 0; x /= 2) L += dl::shfl_xor(L, x);
+    const float L = wave_sum(l_lane * w_lane);
     // The weight of segment s, from lane s (v_readlane).
     const auto from_lane = [&](int s) { return dl::bits_as_float(dl::readlane(dl::float_as_bits(w_lane), s)); };
     add<N>(0, S, a, from_lane, o);
@@ -138,11 +146,11 @@ struct ReduceKernel {
     }
     float M = kNegInf;
     for (int s = lane; s < S; s += kWave) M = fmaxf_(M, p.ws_max[row + s]);
-    for (int x = kWave / 2; x > 0; x /= 2) M = fmaxf_(M, dl::shfl_xor(M, x));
+    M = wave_max(M);
     const float Mu = (M == kNegInf) ? 0.0f : M;
     float L = 0.0f;
     for (int s = lane; s < S; s += kWave) L += p.ws_sum[row + s] * dl::exp2(p.ws_max[row + s] - Mu);
-    for (int x = kWave / 2; x > 0; x /= 2) L += dl::shfl_xor(L, x);
+    L = wave_sum(L);
     const auto from_max = [&](int s) { return dl::exp2(p.ws_max[row + s] - Mu); };
     for (int s0 = 0; s0 < S; s0 += kChunk) {
       float a[kChunk][kPer];

@@ -78,34 +78,20 @@ void op_s_sub_i32(Ctx& c, const Inst& in) {
 }
 
 // S_MIN_I32: SCC = S0 < S1, D = SCC ? S0 : S1. S_MAX_I32: SCC = S0 >= S1.
-void op_s_min_i32(Ctx& c, const Inst& in) {
-  const int32_t a = (int32_t)c.scalar(in, 1), b = (int32_t)c.scalar(in, 2);
-  const bool s = a < b;
-  c.ws32(in, 0, (uint32_t)(s ? a : b));
-  c.w.scc = s;
-}
+// S_MIN_U32 / S_MAX_U32: the same, unsigned.
+#define UATTN_MINMAX32(name, T, op)                                         \
+  void op_##name(Ctx& c, const Inst& in) {                                  \
+    const T a = (T)c.scalar(in, 1), b = (T)c.scalar(in, 2);                 \
+    const bool s = a op b;                                                  \
+    c.ws32(in, 0, (uint32_t)(s ? a : b));                                   \
+    c.w.scc = s;                                                            \
+  }
 
-void op_s_max_i32(Ctx& c, const Inst& in) {
-  const int32_t a = (int32_t)c.scalar(in, 1), b = (int32_t)c.scalar(in, 2);
-  const bool s = a >= b;
-  c.ws32(in, 0, (uint32_t)(s ? a : b));
-  c.w.scc = s;
-}
-
-// S_MIN_U32 / S_MAX_U32: as the I32 forms, unsigned.
-void op_s_min_u32(Ctx& c, const Inst& in) {
-  const uint32_t a = c.scalar(in, 1), b = c.scalar(in, 2);
-  const bool s = a < b;
-  c.ws32(in, 0, s ? a : b);
-  c.w.scc = s;
-}
-
-void op_s_max_u32(Ctx& c, const Inst& in) {
-  const uint32_t a = c.scalar(in, 1), b = c.scalar(in, 2);
-  const bool s = a >= b;
-  c.ws32(in, 0, s ? a : b);
-  c.w.scc = s;
-}
+UATTN_MINMAX32(s_min_i32, int32_t, <)
+UATTN_MINMAX32(s_max_i32, int32_t, >=)
+UATTN_MINMAX32(s_min_u32, uint32_t, <)
+UATTN_MINMAX32(s_max_u32, uint32_t, >=)
+#undef UATTN_MINMAX32
 
 // S_MUL_I32 / S_MUL_HI_U32 / S_MUL_HI_I32: SCC unchanged.
 void op_s_mul_i32(Ctx& c, const Inst& in) {
