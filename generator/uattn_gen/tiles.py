@@ -52,6 +52,7 @@ class TileConfig:
     k_direct: bool        # K read straight from memory into the MFMA A operand (no K in LDS)
     v_slices: int         # V^T staged in this many slices of the head per KV tile
     stages: int           # LDS stages of K / V^T (2: double buffer)
+    lds_swizzle: bool     # K / V^T rows in LDS with XOR-swizzled 16-byte chunks (bank conflicts)
     stage_keys: int       # keys per staging unit (unit = keys x one 8-element chunk)
     k_group: int          # K / Q fragment pairs in flight per scheduling group
     v_group: int          # V^T fragments in flight per scheduling group (16-row tiles)
@@ -82,7 +83,7 @@ FIELD_NAMES = tuple(f.name for f in dataclasses.fields(TileConfig))
 BOOL_FIELDS = frozenset(f.name for f in dataclasses.fields(TileConfig) if f.type in ("bool", bool))
 # The fields a matrix group may set (`tile_config:`): the pipeline knobs. The
 # geometry and the LDS layout (block_m .. shares_kv, head_split, k_direct,
-# v_slices, stages, q_bcast) follow from the tile kind and the layout rules,
+# v_slices, stages, lds_swizzle, q_bcast) follow from the tile kind and the layout rules,
 # and the name, the table row and lds_bytes with them.
 OVERRIDABLE = frozenset(("waves_per_eu", "stage_keys", "k_group", "v_group", "prefetch", "three_loops",
                          "one_copy", "v_whole", "v_step_keys", "dims_per_lane", "aligned_first",
@@ -246,6 +247,16 @@ def _mfma_prefetch(k: TileKey) -> bool:
     hold Q and the accumulators), and the lone-wave tiles (_mfma_lone); the
     generic one-wave tiles rely on occupancy."""
     return (k.head <= 128 and k.waves > 1 and not k.any_block) or _mfma_lone(k)
+
+
+def _mfma_lds_swizzle(k: TileKey) -> bool:
+    """Every tile but the generic instance's d80 / d112 / d192 ones: the
+    swizzle's per-lane LDS addresses (up to 4 V^T read bases, 2 K ones) cost
+    registers, and those generic tiles (every feature, a run-time block size)
+    spilled 2-19 of them at their register budget (16-row tiles at 128 VGPRs:
+    d112 11-19 with every dtype pair, d80 2 and d192 4 with fp8 KV; the d112
+    4-wave tile at 256: 7)."""
+    return not (k.generic and k.head in (80, 112, 192))
 
 
 def _mfma_three_loops(k: TileKey) -> bool:
@@ -415,6 +426,7 @@ TILE_RULES = (
     TileRule("k_direct", "k-from-memory", _mfma_k_direct, _FALSE),
     TileRule("v_slices", "v-slices", _mfma_v_slices, _ZERO),
     TileRule("stages", "lds-stages", _mfma_stages, _ZERO),
+    TileRule("lds_swizzle", "lds-swizzle", _mfma_lds_swizzle, _FALSE),
     TileRule("stage_keys", "staging-unit", _mfma_stage_keys, _ZERO),
     TileRule("k_group", "k-group", _mfma_k_group, _ZERO),
     TileRule("v_group", "v-group", _mfma_v_group, _ZERO),

@@ -38,6 +38,12 @@ def test_gfx950_records():
     assert c.k_group == 4  # a wave's head steps: 256 dims / 32 per step / 2 waves
     # one-wave d112 of block size 16, 2D: three plain tile loops
     assert _cfg("gfx950", "2d", "f16", "f16", 112, 16, 0, "small").three_loops
+    # swizzled LDS rows: every MFMA tile but the generic d80 / d112 / d192 ones; never the dot2 body
+    assert _cfg("gfx950", "2d", "bf16", "bf16", 128, 16, 0, "large").lds_swizzle
+    assert _cfg("gfx950", "3d", "f16", "f16", 128, ANY_BLOCK, ALL_FEATURES, "small").lds_swizzle
+    for head in (80, 112, 192):
+        assert not _cfg("gfx950", "3d", "f16", "fp8e4m3", head, ANY_BLOCK, ALL_FEATURES, "small").lds_swizzle
+    assert not _cfg("gfx1030", "2d", "f16", "f16", 128, 16, 0, "small").lds_swizzle
     assert not _cfg("gfx950", "2d", "f16", "f16", 112, 32, 0, "small").three_loops
     # the generic d256 tile with 16-bit KV runs its element-load loops only
     assert _cfg("gfx950", "2d", "f16", "f16", 256, ANY_BLOCK, ALL_FEATURES, "small").one_copy
@@ -140,4 +146,4 @@ def test_two_groups_giving_one_instance_two_records_is_an_error(run, tmp_path):
 def test_every_overridable_field_is_a_pipeline_knob():
     assert OVERRIDABLE <= set(FIELD_NAMES)
     assert not OVERRIDABLE & {"block_m", "block_n", "waves", "rows_per_wave", "lds_bytes", "head_split",
-                              "k_direct", "v_slices", "stages", "q_bcast", "shares_kv"}
+                              "k_direct", "v_slices", "stages", "lds_swizzle", "q_bcast", "shares_kv"}

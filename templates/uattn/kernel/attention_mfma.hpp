@@ -167,6 +167,47 @@ struct AttnBodyMfma {
     if constexpr (kN16) return key_of(st, i & 3, i >> 2);
     return 32 * st + ((i & 3) | ((i & 4) << 1) | ((i & 8) >> 1) | (i & 16));
   }
+  // LDS element offsets within a stage: K [key][dim] (rows of kKRow) and V^T
+  // [dim][key] (rows of kVRow). With the record's lds_swizzle each row's
+  // 8-element (16-byte) chunks are stored in an XOR-swizzled order, so that
+  // the 8 lanes of one 128-byte LDS pass (32 banks of 4 bytes: AMD CDNA 3 ISA
+  // reference guide, "Local Data Share") reach distinct banks
+  // (docs/performance.md, "LDS bank conflicts"):
+  //  V^T: chunk kc of row d is stored at kc ^ ((d / 8) mod (BN / 8)). A staging
+  //       pass's lanes write the same keys of 8 consecutive chunks of the head
+  //       (rows 8 apart: one bank without the swizzle); the P.V reads (8
+  //       consecutive rows, one chunk) keep their banks.
+  //  K:   chunk dc of key row j is stored at dc ^ (4 ((j / 8) mod 2)) when the
+  //       row has a multiple of 8 chunks (HEAD % 64 == 0). The 8 lanes of an
+  //       S^T read hold keys {0..3, 8..11} (+ 4) of the tile (key_row), whose
+  //       rows (kKRow = HEAD + 8) fall 2 to a bank group without it.
+  // The readers pass their offsets in two parts, a compile-time one and a
+  // lane's (its part, its row in the MFMA tile), so that the swizzle leaves
+  // one lane register per distinct low chunk bits (2 for K, at most 4 for
+  // V^T) and the rest in the LDS instructions' immediate offsets.
+  static constexpr bool kSwizzle = T.lds_swizzle;
+  static constexpr bool kKSwizzle = kSwizzle && HEAD % 64 == 0;
+  static constexpr int kVSw = kSwizzle ? BN / 8 - 1 : 0;  // V^T: the row-group bits that swizzle a row
+  // K: dims [dim + lo, dim + lo + 8) of key row `key`; dim a multiple of 8,
+  // (dim % 32) + lo < 32 (lo: a lane's 8 part).
+  UATTN_INLINE static uint32_t k_at(int key, int dim, int lo = 0) {
+    if constexpr (!kKSwizzle) return (uint32_t)(key * kKRow + dim + lo);
+    const int sw = ((key >> 3) & 1) << 5;  // 0 or 32 elements: chunk bit 2
+    const int hi = dim & ~31;
+    return (uint32_t)(key * kKRow + (dim & 31) + lo + ((hi & 32) ? hi - sw : hi + sw));
+  }
+  // V^T: keys [key, key + n) of row d (n = 8, or the kUK keys of a staging unit).
+  UATTN_INLINE static uint32_t v_at(int d, int key) {
+    if constexpr (!kSwizzle) return (uint32_t)(d * kVRow + key);
+    return (uint32_t)(d * kVRow + (key ^ (((d >> 3) & kVSw) << 3)));
+  }
+  // V^T read of row row0 + dl, keys [key + lo, key + lo + 8): row0 a multiple
+  // of kQW, dl < kQW (a lane's row), key a multiple of kKD, lo = 8 part.
+  UATTN_INLINE static uint32_t v_read_at(int row0, int dl, int key, int lo) {
+    const int x = ((key >> 3) ^ ((row0 >> 3) & kVSw));  // compile-time chunk bits
+    const int y = ((lo >> 3) ^ ((dl >> 3) & kVSw));     // a lane's, below 4
+    return (uint32_t)(row0 * kVRow + 8 * (x & ~3) + (dl * kVRow + 8 * ((x & 3) ^ y)));
+  }
   // First of the 4 consecutive head dims of accumulator registers 4 g .. 4 g + 3 of tile dt.
   UATTN_INLINE static int d_of(int dt, int g, int part) { return kQW * dt + 8 * g + 4 * part; }
 
@@ -379,13 +420,13 @@ struct AttnBodyMfma {
       }
       UATTN_UNROLL
       for (int q = 0; q < kUK; ++q)
-        if constexpr (!kKDirect) k_lds.template st_vec<8>((uint32_t)((kUK * g + q) * kKRow + d0), kv[q]);
+        if constexpr (!kKDirect) k_lds.template st_vec<8>(k_at(kUK * g + q, d0), kv[q]);
       UATTN_UNROLL
       for (int e = 0; e < 8; ++e) {
         dl::vec<CT, kUK> t;
         UATTN_UNROLL
         for (int q = 0; q < kUK; ++q) t[q] = vv[q][e];
-        v_lds.template st_vec<kUK>((uint32_t)((d0 + e) * kVRow + kUK * g), t);
+        v_lds.template st_vec<kUK>(v_at(d0 + e, kUK * g), t);
       }
     }
   }
@@ -483,7 +524,7 @@ struct AttnBodyMfma {
         const int krow = key_row(st, c.qcol);
         UATTN_UNROLL
         for (int kk = 0; kk < kKK; ++kk) {
-          const dl::vec<CT, 8> kf = k_lds.template ld_vec<8>((uint32_t)(krow * kKRow + kKD * kk + 8 * c.part));
+          const dl::vec<CT, 8> kf = k_lds.template ld_vec<8>(k_at(krow, kKD * kk, 8 * c.part));
           mma(kf, s.qf[kk], a[st]);
         }
       }
@@ -598,10 +639,14 @@ struct AttnBodyMfma {
         pf[e] = dl::from_f32<CT>(kN16 ? sc[2 * ks + e / 4][e % 4] : sc[ks / 2][8 * (ks % 2) + e]);
       UATTN_UNROLL
       for (int lt = vs * (kDTW / kVS); lt < (vs + 1) * (kDTW / kVS); ++lt) {
-        int d = kQW * dt_at(c, lt) + c.qcol;  // dims past HEAD read a real row; their sums are never stored
-        d = d < HEAD ? d : HEAD - 1;
-        const dl::vec<CT, 8> vf =
-            v_lds.template ld_vec<8>((uint32_t)((d - vs * kVH) * kVRow + kKD * ks + 8 * c.part));
+        dl::vec<CT, 8> vf;
+        if constexpr (kSwizzle && kDP == HEAD && kVH % kQW == 0) {
+          vf = v_lds.template ld_vec<8>(v_read_at(kQW * dt_at(c, lt) - vs * kVH, c.qcol, kKD * ks, 8 * c.part));
+        } else {
+          int d = kQW * dt_at(c, lt) + c.qcol;  // dims past HEAD read a real row; their sums are never stored
+          d = d < HEAD ? d : HEAD - 1;
+          vf = v_lds.template ld_vec<8>(v_at(d - vs * kVH, kKD * ks + 8 * c.part));
+        }
         dl::vec<float, kAcc> o;
         UATTN_UNROLL
         for (int r = 0; r < kAcc; ++r) o[r] = (kN16 && ks == 0) ? s.acc[lt][r] * alpha : s.acc[lt][r];

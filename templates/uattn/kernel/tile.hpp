@@ -25,6 +25,7 @@ struct TileConfig {
   bool k_direct;      // K read straight from memory into the MFMA A operand (no K in LDS)
   int v_slices;       // V^T staged in this many slices of the head per KV tile
   int stages;         // LDS stages of K / V^T (2: double buffer)
+  bool lds_swizzle;   // K / V^T rows in LDS with XOR-swizzled 16-byte chunks (bank conflicts)
   int stage_keys;     // keys per staging unit (a unit: keys x one 8-element chunk)
   int k_group;        // K / Q fragment pairs in flight per scheduling group
   int v_group;        // V^T fragments in flight per scheduling group (16-row tiles)
