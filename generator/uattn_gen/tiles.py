@@ -250,12 +250,16 @@ def _mfma_prefetch(k: TileKey) -> bool:
 
 
 def _mfma_lds_swizzle(k: TileKey) -> bool:
-    """Every tile but the generic instance's d80 / d112 / d192 ones: the
-    swizzle's per-lane LDS addresses (up to 4 V^T read bases, 2 K ones) cost
-    registers, and those generic tiles (every feature, a run-time block size)
-    spilled 2-19 of them at their register budget (16-row tiles at 128 VGPRs:
-    d112 11-19 with every dtype pair, d80 2 and d192 4 with fp8 KV; the d112
-    4-wave tile at 256: 7)."""
+    """Every tile but two kinds. The K-direct tiles with one-key staging units
+    (the fixed-block 16-row d112 ones): a staging pass's lanes write
+    consecutive keys of one V^T row, without bank conflicts, and the swizzle
+    cost llvm-mca cycles (2D / 3D d112 585 / 596 -> 795 / 897 per tile). The
+    generic instance's d80 / d112 / d192 tiles: the swizzle's per-lane LDS
+    addresses (up to 4 V^T read bases, 2 K ones) spilled 2-19 registers at
+    their budget (16-row tiles at 128 VGPRs: d112 11-19 with every dtype pair,
+    d80 2 and d192 4 with fp8 KV; the d112 4-wave tile at 256: 7)."""
+    if _mfma_k_direct(k) and _mfma_stage_keys(k) == 1:
+        return False
     return not (k.generic and k.head in (80, 112, 192))
 
 
