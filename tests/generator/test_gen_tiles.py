@@ -44,6 +44,9 @@ def test_gfx950_records():
     for head in (80, 112, 192):
         assert not _cfg("gfx950", "3d", "f16", "fp8e4m3", head, ANY_BLOCK, ALL_FEATURES, "small").lds_swizzle
     assert not _cfg("gfx1030", "2d", "f16", "f16", 128, 16, 0, "small").lds_swizzle
+    # K from memory with one-key staging units (d112 16-row): a pass writes consecutive keys already
+    c = _cfg("gfx950", "3d", "f16", "f16", 112, 16, 0, "small")
+    assert (c.k_direct, c.stage_keys, c.lds_swizzle) == (True, 1, False)
     assert not _cfg("gfx950", "2d", "f16", "f16", 112, 32, 0, "small").three_loops
     # the generic d256 tile with 16-bit KV runs its element-load loops only
     assert _cfg("gfx950", "2d", "f16", "f16", 256, ANY_BLOCK, ALL_FEATURES, "small").one_copy
