@@ -249,16 +249,18 @@ def _mfma_prefetch(k: TileKey) -> bool:
     return (k.head <= 128 and k.waves > 1 and not k.any_block) or _mfma_lone(k)
 
 
-def _mfma_lds_swizzle(k: TileKey) -> bool:
+def _mfma_lds_swizzle(k: TileKey, stage_keys: int = 0) -> bool:
     """Every tile but two kinds. The K-direct tiles with one-key staging units
-    (the fixed-block 16-row d112 ones): a staging pass's lanes write
-    consecutive keys of one V^T row, without bank conflicts, and the swizzle
-    cost llvm-mca cycles (2D / 3D d112 585 / 596 -> 795 / 897 per tile). The
-    generic instance's d80 / d112 / d192 tiles: the swizzle's per-lane LDS
-    addresses (up to 4 V^T read bases, 2 K ones) spilled 2-19 registers at
-    their budget (16-row tiles at 128 VGPRs: d112 11-19 with every dtype pair,
-    d80 2 and d192 4 with fp8 KV; the d112 4-wave tile at 256: 7)."""
-    if _mfma_k_direct(k) and _mfma_stage_keys(k) == 1:
+    (the fixed-block 16-row d112 ones, the generic 16-row d96 one): a staging
+    pass's lanes write consecutive keys of one V^T row, without bank
+    conflicts, and the swizzle cost llvm-mca cycles (2D / 3D d112 585 / 596 ->
+    795 / 897 per tile). The generic instance's d80 / d112 / d192 tiles: the
+    swizzle's per-lane LDS addresses (up to 4 V^T read bases, 2 K ones) spilled
+    2-19 registers at their budget (16-row tiles at 128 VGPRs: d112 11-19 with
+    every dtype pair, d80 2 and d192 4 with fp8 KV; the d112 4-wave tile at
+    256: 7). `stage_keys`: the record's (a group's `tile_config` may set it;
+    _apply passes the final value), else the rule's."""
+    if _mfma_k_direct(k) and (stage_keys or _mfma_stage_keys(k)) == 1:
         return False
     return not (k.generic and k.head in (80, 112, 192))
 
@@ -462,6 +464,8 @@ def _apply(key: TileKey, overrides: tuple) -> TileConfig:
     mfma = key.mfma
     values = {r.field: (r.mfma if mfma else r.dot2)(key) for r in TILE_RULES}
     values.update(overrides)
+    if mfma:  # the layout field that follows a pipeline knob (stage_keys)
+        values["lds_swizzle"] = _mfma_lds_swizzle(key, values["stage_keys"])
     return TileConfig(**values)
 
 

@@ -38,7 +38,8 @@ def test_gfx950_records():
     assert c.k_group == 4  # a wave's head steps: 256 dims / 32 per step / 2 waves
     # one-wave d112 of block size 16, 2D: three plain tile loops
     assert _cfg("gfx950", "2d", "f16", "f16", 112, 16, 0, "small").three_loops
-    # swizzled LDS rows: every MFMA tile but the generic d80 / d112 / d192 ones; never the dot2 body
+    # swizzled LDS rows: every MFMA tile but the generic d80 / d112 / d192 ones and the K-direct tiles
+    # with one-key staging units; never the dot2 body
     assert _cfg("gfx950", "2d", "bf16", "bf16", 128, 16, 0, "large").lds_swizzle
     assert _cfg("gfx950", "3d", "f16", "f16", 128, ANY_BLOCK, ALL_FEATURES, "small").lds_swizzle
     for head in (80, 112, 192):
@@ -47,6 +48,9 @@ def test_gfx950_records():
     # K from memory with one-key staging units (d112 16-row): a pass writes consecutive keys already
     c = _cfg("gfx950", "3d", "f16", "f16", 112, 16, 0, "small")
     assert (c.k_direct, c.stage_keys, c.lds_swizzle) == (True, 1, False)
+    # ... and it follows a group's stage_keys: 2-key units of the same tile are swizzled
+    c = _cfg("gfx950", "3d", "f16", "f16", 112, 16, 0, "small", stage_keys=2)
+    assert (c.stage_keys, c.lds_swizzle) == (2, True)
     assert not _cfg("gfx950", "2d", "f16", "f16", 112, 32, 0, "small").three_loops
     # the generic d256 tile with 16-bit KV runs its element-load loops only
     assert _cfg("gfx950", "2d", "f16", "f16", 256, ANY_BLOCK, ALL_FEATURES, "small").one_copy

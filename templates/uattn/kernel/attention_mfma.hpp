@@ -188,6 +188,7 @@ struct AttnBodyMfma {
   static constexpr bool kSwizzle = T.lds_swizzle;
   static constexpr bool kKSwizzle = kSwizzle && HEAD % 64 == 0;
   static constexpr int kVSw = kSwizzle ? BN / 8 - 1 : 0;  // V^T: the row-group bits that swizzle a row
+  static_assert(!kSwizzle || (BN & (BN - 1)) == 0, "the V^T swizzle permutes the BN / 8 chunks of a row: BN a power of two");
   // K: dims [dim + lo, dim + lo + 8) of key row `key`; dim a multiple of 8,
   // (dim % 32) + lo < 32 (lo: a lane's 8 part).
   UATTN_INLINE static uint32_t k_at(int key, int dim, int lo = 0) {
@@ -204,7 +205,7 @@ struct AttnBodyMfma {
   // V^T read of row row0 + dl, keys [key + lo, key + lo + 8): row0 a multiple
   // of kQW, dl < kQW (a lane's row), key a multiple of kKD, lo = 8 part.
   UATTN_INLINE static uint32_t v_read_at(int row0, int dl, int key, int lo) {
-    const int x = ((key >> 3) ^ ((row0 >> 3) & kVSw));  // compile-time chunk bits
+    const int x = ((key >> 3) ^ ((row0 >> 3) & kVSw));  // the tile's chunk bits (compile-time but with a head split)
     const int y = ((lo >> 3) ^ ((dl >> 3) & kVSw));     // a lane's, below 4
     return (uint32_t)(row0 * kVRow + 8 * (x & ~3) + (dl * kVRow + 8 * ((x & 3) ^ y)));
   }
