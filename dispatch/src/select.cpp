@@ -510,6 +510,21 @@ enum class PathReason {
   kModel,              // the cost model's cheaper estimate
 };
 
+// Waves of a reduce workgroup (reduce.hpp splits the segments over the
+// launch's waves): one per kReduceSegmentsPerWave segments, at most the row's,
+// while the reduce's workgroups (tokens x query heads) are fewer than the
+// device's SIMDs; one wave otherwise, where every SIMD already holds a reduce
+// wave and extra waves would each repeat the segments' maxima and sums. In
+// the whole-launch model (docs/performance.md, "The reduce across waves") four
+// waves cut decode_d128_b16's reduce at 64 segments from 1.98 to 0.9 us of CU
+// time; on the full-device 3D launches (mixed batches, prefills) four waves
+// were 10-40% slower.
+constexpr int kReduceSegmentsPerWave = 16;
+int reduce_waves(const InstanceRow& red, int segs, uint64_t groups, double simd_count) {
+  if ((double)groups >= simd_count) return 1;
+  return std::max(1, std::min(red.waves, segs / kReduceSegmentsPerWave));
+}
+
 struct Decision {
   PathReason reason = PathReason::kForced;
   bool only_other = false;   // the chosen path is not served; the other one is
@@ -813,8 +828,10 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
     const InstanceRow* red = *gr.begin;
     sel.reduce.row = red;
     sel.reduce.grid = Dim3{(uint32_t)p.num_tokens, (uint32_t)p.num_q_heads, 1};
-    sel.reduce.threads = (uint32_t)red->wave_size;
-    sel.reduce.lds_bytes = 0;
+    sel.reduce.threads = (uint32_t)(reduce_waves(*red, segs, (uint64_t)p.num_tokens * (uint64_t)p.num_q_heads,
+                                                 (double)d.cus * kArchSelectRecords[(int)p.arch].simds_per_cu) *
+                                    red->wave_size);
+    sel.reduce.lds_bytes = red->lds_bytes;
     const WorkspaceLayout w = workspace_layout(p.num_tokens, p.num_q_heads, segs, p.head_size);
     if (w.total_bytes == 0 && p.num_tokens > 0) {
       sel.error = "workspace = num_tokens * num_q_heads * num_segments * (head_size + 2) * 4 bytes = " +

@@ -52,13 +52,13 @@ GENERATED_INCLUDE = "include/uattn/generated"
 # Row format of table_rows.inc: its version and the named columns of each row
 # kind, read by dispatch/include/uattn/table_row.hpp (which checks the version
 # and the column counts at compile time).
-TABLE_FORMAT_VERSION = 5
+TABLE_FORMAT_VERSION = 6
 ATTENTION_COLUMNS = ("name", "arch", "path", "q_dtype", "kv_dtype", "head_size", "block_size",
                      "features", "tile", "block_m", "block_n", "waves",
                      "lds_bytes", "rows_per_wave", "head_split", "shares_kv",
                      "vgprs", "occupancy", "tile_cycles", "boundary_cycles", "full_tile_cycles",
                      "full_boundary_cycles", "measured")
-REDUCE_COLUMNS = ("name", "arch", "head_size")
+REDUCE_COLUMNS = ("name", "arch", "head_size", "waves", "lds_bytes")
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "jinja")),
     undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True,
@@ -102,7 +102,8 @@ def row_fields(inst: Instance) -> dict:
     """The named columns of inst's table row (ATTENTION_COLUMNS or REDUCE_COLUMNS)."""
     fields = {"name": names(inst).name, "arch": inst.arch, "head_size": inst.head_size}
     if inst.path == REDUCE:
-        return fields
+        fields.update(waves=inst.waves, lds_bytes=f"{instance_lds_bytes(inst)}u")
+        return {c: fields[c] for c in REDUCE_COLUMNS}
     cfg = tile_config(inst)
     fig = figures(inst, cfg.lds_bytes, _MEASURED)
     cyc = fig.resolved()
@@ -128,7 +129,7 @@ def table_row(inst: Instance) -> str:
 def render_instance(inst: Instance) -> str:
     """Text of <name>.hip: a comment, the include and one instance macro."""
     n = names(inst)
-    ctx = {"name": n.name, "arch": inst.arch, "head_size": inst.head_size,
+    ctx = {"name": n.name, "arch": inst.arch, "head_size": inst.head_size, "waves": inst.waves,
            "sources": ", ".join(inst.sources) or "the command line"}
     if inst.path == REDUCE:
         return _ENV.get_template("reduce.hip.j2").render(ctx)

@@ -396,8 +396,8 @@ class Instance:
     """A kernel instance (attention 2D/3D or the 3D reduce).
 
     block_size: ANY_BLOCK (0) for a generic instance. features: mask of
-    FEATURES bits. For the reduce kernel q/kv dtype are None, tile is None and
-    block_m = block_n = 0, waves = 1. `groups` and `sources` record where the
+    FEATURES bits. For the reduce kernel q/kv dtype are None, tile is None,
+    block_m = block_n = 0 and waves = REDUCE_WAVES. `groups` and `sources` record where the
     instance came from and take no part in equality.
     """
     arch: str
@@ -437,8 +437,15 @@ def attention_instance(arch: str, path: str, q_dtype: str, kv_dtype: str, head_s
                     groups=(group,) if group else (), sources=(source,) if source else ())
 
 
+# Waves of a reduce workgroup: each sums a quarter of the segments into a
+# partial row in LDS (templates/uattn/kernel/reduce.hpp). One wave issued every
+# segment's weight and FMAs in turn, the longest chain of a decode launch in
+# the whole-launch model: docs/performance.md, "The reduce across waves".
+REDUCE_WAVES = 4
+
+
 def reduce_instance(arch: str, head_size: int, groups: tuple = (), sources: tuple = ()) -> Instance:
-    return Instance(arch, REDUCE, None, None, head_size, groups=groups, sources=sources)
+    return Instance(arch, REDUCE, None, None, head_size, waves=REDUCE_WAVES, groups=groups, sources=sources)
 
 
 # --- THE naming function -------------------------------------------------------

@@ -482,5 +482,9 @@ def tile_config(inst: Instance) -> TileConfig:
 
 
 def instance_lds_bytes(inst: Instance) -> int:
-    """Static LDS bytes of an instance (0 for the reduce kernel): the record's."""
-    return 0 if inst.path == REDUCE else tile_config(inst).lds_bytes
+    """Static LDS bytes of an instance: the tile record's; for the reduce kernel
+    its waves' partial rows, waves x head_size x 4 (0 with one wave;
+    templates/uattn/kernel/reduce.hpp kLdsBytes)."""
+    if inst.path == REDUCE:
+        return inst.waves * inst.head_size * 4 if inst.waves > 1 else 0
+    return tile_config(inst).lds_bytes

@@ -266,6 +266,24 @@ TEST_P(PerArch, WorkspaceIsReusedAcrossCalls) {
   ASSERT_EQ(hipFree(ws), hipSuccess);
 }
 
+// The reduce kernel's waves split the segments (reduce.hpp): counts below,
+// at and above the number of waves, segments with no KV tile, and counts past
+// the wave size (the lane-strided maxima and sums), against the fp64 reference.
+TEST_P(PerArch, ReduceAtEverySegmentSplit) {
+  const Arch arch = GetParam();
+  ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
+  ut::ProblemSpec s = mixed(23);
+  s.seqs = {{1, 1000}, {3, 47}, {1, 5}};
+  for (int segs : {1, 2, 3, 4, 5, 17, 63, 64, 65, 100}) {
+    RunSpec rs;
+    rs.opt.path = ForcePath::k3D;
+    rs.opt.num_segments = segs;
+    const RunOutcome r = e2e::run_on_device(&runtime(), *ut::make_problem(s, exec::guarded_allocator()), rs);
+    EXPECT_TRUE(r.ok) << segs << " segments: " << r.error;
+    EXPECT_EQ(r.sel.num_segments, segs);
+  }
+}
+
 // ------------------------------------------------------ devices, threads --
 TEST(E2EDevices, TwoArchitecturesInOneProcess) {
   hipcpu::clear_launches();

@@ -154,7 +154,7 @@ TEST(TileRecord, RowsMatchTheCodeObjects) {
     ASSERT_NE(k, nullptr) << r.name << " is not in the code object of " << to_string(r.arch);
     EXPECT_EQ(k->group_segment_fixed_size, r.lds_bytes) << r.name;
     EXPECT_EQ(k->wavefront_size, (uint32_t)r.wave_size) << r.name;
-    if (r.path != Path::kReduce) EXPECT_EQ(k->max_flat_workgroup_size, (uint32_t)(r.waves * r.wave_size)) << r.name;
+    EXPECT_EQ(k->max_flat_workgroup_size, (uint32_t)(r.waves * r.wave_size)) << r.name;
     ++checked;
   }
   EXPECT_GT(checked, 0);

@@ -187,7 +187,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!red || red->path != Path::kReduce || red->arch != p.arch || red->head_size != p.head_size)
     fail("reduce row does not match", p, o, s);
   if (s.reduce.grid.x != (uint32_t)p.num_tokens || s.reduce.grid.y != (uint32_t)p.num_q_heads ||
-      s.reduce.threads != (uint32_t)red->wave_size)
+      s.reduce.threads == 0 || s.reduce.threads % (uint32_t)red->wave_size != 0 ||
+      s.reduce.threads > (uint32_t)(red->waves * red->wave_size) || s.reduce.lds_bytes != red->lds_bytes)
     fail("reduce launch shape", p, o, s);
   const unsigned __int128 ws = (unsigned __int128)p.num_tokens * (unsigned)p.num_q_heads * (unsigned)s.num_segments *
                                ((unsigned __int128)p.head_size + 2) * 4u;

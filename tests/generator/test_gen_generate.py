@@ -106,7 +106,7 @@ def test_output_formats(run, tmp_path):
         "                         gfx950, k2D, dl::f16, dl::f16, 128, 16, 0x00u)\n")
     assert (out / "instances" / "uattn_gfx1030_reduce_d128.hip").read_text().endswith(
         '#include "uattn/kernel/instance.hpp"\n\n'
-        "UATTN_REDUCE_INSTANCE(uattn_gfx1030_reduce_d128, gfx1030, 128)\n")
+        "UATTN_REDUCE_INSTANCE(uattn_gfx1030_reduce_d128, gfx1030, 128, 4)\n")
     text = (out / "table_rows.inc").read_text()
     lines = text.splitlines()
     header = [r for r in lines if not r.startswith("UATTN_")]
@@ -115,19 +115,20 @@ def test_output_formats(run, tmp_path):
     assert ("//   UATTN_ATTENTION_ROW(name, arch, path, q_dtype, kv_dtype, head_size, block_size, "
             "features, tile, block_m, block_n, waves, lds_bytes, rows_per_wave, head_split, shares_kv, "
             "vgprs, occupancy, tile_cycles, boundary_cycles, full_tile_cycles, full_boundary_cycles, measured)") in header
-    assert "//   UATTN_REDUCE_ROW(name, arch, head_size)" in header
-    assert ("#if UATTN_TABLE_ROW_FORMAT != 5 || UATTN_ATTENTION_ROW_COLUMNS != 23 || "
-            "UATTN_REDUCE_ROW_COLUMNS != 3") in header
+    assert "//   UATTN_REDUCE_ROW(name, arch, head_size, waves, lds_bytes)" in header
+    assert ("#if UATTN_TABLE_ROW_FORMAT != 6 || UATTN_ATTENTION_ROW_COLUMNS != 23 || "
+            "UATTN_REDUCE_ROW_COLUMNS != 5") in header
     assert any(h.startswith("#error ") for h in header)
     # without --measured every row carries the fallback figures (measured: false)
     assert any(r.startswith(f"UATTN_ATTENTION_ROW({name}, gfx950, k2D, f16, f16, 128, 16, 0x00, small, 32, 32, 1, ")
                and r.endswith(", false)") for r in rows)
     assert any(r.startswith("UATTN_ATTENTION_ROW(uattn_gfx1030_3d_bf16_fp8_d128_bany_all_m8n32w1, gfx1030, k3D, "
                             "bf16, fp8e4m3, 128, 0, 0x1F, small, 8, 32, 1, ") for r in rows)
-    assert "UATTN_REDUCE_ROW(uattn_gfx950_reduce_d128, gfx950, 128)" in rows
+    # 4 waves, each a partial row of 128 f32 in LDS
+    assert "UATTN_REDUCE_ROW(uattn_gfx950_reduce_d128, gfx950, 128, 4, 2048u)" in rows
     for r in rows:
         assert r.endswith(")")
-        n = 23 if r.startswith("UATTN_ATTENTION_ROW(") else 3
+        n = 23 if r.startswith("UATTN_ATTENTION_ROW(") else 5
         assert r.startswith(("UATTN_ATTENTION_ROW(", "UATTN_REDUCE_ROW(")) and r.count(",") == n - 1
     cmake = (out / "instances.cmake").read_text()
     for arch in ("gfx950", "gfx1030"):

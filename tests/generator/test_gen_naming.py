@@ -32,7 +32,7 @@ def test_examples():
     assert names(c).name == "uattn_gfx950_2d_f16_f16_d64_b32_capalibiqqb_m32n32w1"
     r = reduce_instance("gfx950", 128)
     assert names(r).name == "uattn_gfx950_reduce_d128"
-    assert table_row(r) == "UATTN_REDUCE_ROW(uattn_gfx950_reduce_d128, gfx950, 128)"
+    assert table_row(r) == "UATTN_REDUCE_ROW(uattn_gfx950_reduce_d128, gfx950, 128, 4, 2048u)"
 
 
 def test_names_are_distinct_c_identifiers_over_the_whole_candidate_space():

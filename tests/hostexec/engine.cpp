@@ -844,6 +844,7 @@ using namespace uattn::hostexec;
 
 int wave_size() { return eng("wave_size").ws; }
 int thread_id() { return eng("thread_id").cur; }
+int block_threads() { return eng("block_threads").l.threads; }
 
 int block_id(int axis) {
   Engine& e = eng("block_id");

@@ -163,6 +163,34 @@ TEST(Select, FewLongWalkingWorkgroupsAreSplit) {
   }
 }
 
+// The reduce's workgroup size: one wave per 16 segments (at most the row's
+// waves) while its workgroups (tokens x query heads) leave SIMDs idle, one wave
+// on a full device; LDS from the row.
+TEST(Select, ReduceWavesSplitTheSegmentsOfFewRows) {
+  if (!default_matrix() || !built("gfx950")) GTEST_SKIP();
+  Shape sh;
+  sh.hq = 16; sh.hkv = 2; sh.dt = DType::f16;
+  struct Case { Seqs seqs; int segs, waves; };
+  const Case cases[] = {
+      {same(4, 1, 4096), 64, 4},   // 64 reduce workgroups on 1024 SIMDs
+      {same(4, 1, 4096), 32, 2},
+      {same(4, 1, 4096), 40, 2},
+      {same(4, 1, 4096), 8, 1},
+      {same(4, 1, 4096), 100, 4},
+      {same(2, 512, 2048), 64, 1},  // 16384 reduce workgroups
+  };
+  for (const Case& c : cases) {
+    SelectOptions o;
+    o.path = ForcePath::k3D;
+    o.num_segments = c.segs;
+    const Selection s = explained(batch(sh, c.seqs), o);
+    ASSERT_TRUE(s.reduce.row) << c.segs;
+    EXPECT_EQ(s.reduce.threads, (uint32_t)(c.waves * s.reduce.row->wave_size)) << c.segs << " segments";
+    EXPECT_EQ(s.reduce.lds_bytes, s.reduce.row->lds_bytes);
+    EXPECT_EQ(s.reduce.row->lds_bytes, (uint32_t)(s.reduce.row->waves * 128 * 4));
+  }
+}
+
 // Input 2 (class): an automatic 3D choice always has at least 2 segments (a
 // best split of 1 segment is 2D, with no workspace). The gfx950 case
 // (600 new tokens over 2000 keys): the whole-launch model has the large-tile 2D

@@ -23,6 +23,9 @@ UATTN_INLINE int wave_size() { return __builtin_amdgcn_wavefrontsize(); }
 UATTN_INLINE int thread_id() { return (int)__builtin_amdgcn_workitem_id_x(); }
 UATTN_INLINE int lane_id() { return thread_id() & (wave_size() - 1); }
 UATTN_INLINE int wave_id() { return __builtin_amdgcn_readfirstlane(thread_id() / wave_size()); }
+// Work-items of the launch's workgroup (x): hidden_group_size_x of the code
+// object v5 implicit arguments (AMDGPUUsage, "Code Object V5 Metadata").
+UATTN_INLINE int block_threads() { return (int)__builtin_amdgcn_workgroup_size_x(); }
 UATTN_INLINE int block_id_x() { return (int)__builtin_amdgcn_workgroup_id_x(); }
 UATTN_INLINE int block_id_y() { return (int)__builtin_amdgcn_workgroup_id_y(); }
 UATTN_INLINE int block_id_z() { return (int)__builtin_amdgcn_workgroup_id_z(); }

@@ -14,6 +14,7 @@ namespace dl {
 namespace host {
 int wave_size();
 int thread_id();
+int block_threads();
 int block_id(int axis);
 void barrier();
 void wave_barrier();
@@ -39,6 +40,7 @@ inline int wave_size() { return host::wave_size(); }
 inline int thread_id() { return host::thread_id(); }
 inline int lane_id() { return thread_id() % wave_size(); }
 inline int wave_id() { return thread_id() / wave_size(); }
+inline int block_threads() { return host::block_threads(); }
 inline int block_id_x() { return host::block_id(0); }
 inline int block_id_y() { return host::block_id(1); }
 inline int block_id_z() { return host::block_id(2); }

@@ -568,10 +568,44 @@ struct AttnBodyMfma {
         }
       mx *= c.qk_log2;
     } else {
+      // QQ-bias (masked tiles): the biases of a score tile's kAcc scores are
+      // loaded together, with no branch between the loads (a score that is
+      // masked or outside the bias reads element 0 of its row, which p_tok = 0
+      // keeps in bounds for a spare row, and adds 0), under one uniform branch
+      // on the tensor being given. One branch and one memory wait per score
+      // before: the boundary loop cost 4-6x the interior one (llvm-mca).
+      constexpr bool kQQM = kMasked && kQQ;
+      const bool qq_on = kQQM && p.qq_bias != nullptr;
+      const float* qrow = qq_on ? p.qq_bias + (int64_t)c.p_tok * p.qq_bias_stride : nullptr;
+      // Not in a lone prefetching wave: its first bias wait also waits for the
+      // next tile's loads issued before it (VM_CNT counts in order), so a batch
+      // gains nothing there (llvm-mca 2085 -> 2104 cycles) and spilled a
+      // register. Nor in the generic instance's 4-wave tile (every feature
+      // compiled in): batched, its boundary loops took 4-6% more cycles and
+      // the d112 one spilled. Those load each score's bias under its own branch.
+      constexpr bool kQQOne = (kPrefetch && WAVES == 1) || (kAnyBlock && WAVES > 1);
+      constexpr int kQG = kQQOne ? 1 : kAcc;
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
-        for (int r = 0; r < kAcc; ++r) {
+        for (int r0 = 0; r0 < kAcc; r0 += kQG) {
+        float qb[kQQM ? kQG : 1];
+        if constexpr (kQQM && !kQQOne) {
+          if (qq_on) {
+            UATTN_UNROLL
+            for (int g = 0; g < kQG; ++g) {
+              const int jj = k0 + key_of(st, r0 + g, c.part) - c.w.ctx;
+              const bool in = keep_at(st, r0 + g) && jj >= 0 && jj < p.qq_bias_stride;
+              const float b = qrow[in ? jj : 0];
+              qb[g] = in ? b * kLog2e : 0.0f;
+            }
+          } else {
+            UATTN_UNROLL
+            for (int g = 0; g < kQG; ++g) qb[g] = 0.0f;
+          }
+        }
+        UATTN_UNROLL
+        for (int r = r0; r < r0 + kQG; ++r) {
           const int j = k0 + key_of(st, r, c.part);
           float v = sc[st][r] * c.qk_log2;
           if constexpr (kCap) {  // branch-free: both forms computed, one selected
@@ -581,18 +615,20 @@ struct AttnBodyMfma {
           if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
           if constexpr (kMasked) {
             const bool keep = keep_at(st, r);
-            if constexpr (kQQ) {
-              if (p.qq_bias != nullptr && keep) {
+            if constexpr (kQQM && kQQOne) {
+              if (qq_on && keep) {
                 const int jj = j - c.w.ctx;
-                if (jj >= 0 && jj < p.qq_bias_stride)
-                  v += p.qq_bias[(int64_t)c.p_tok * p.qq_bias_stride + jj] * kLog2e;
+                if (jj >= 0 && jj < p.qq_bias_stride) v += qrow[jj] * kLog2e;
               }
+            } else if constexpr (kQQM) {
+              v += qb[r - r0];
             }
             v = keep ? v : kNegInf;
           }
           sc[st][r] = v;
           mx = vmax(mx, v);
         }
+      }
     }
     mx = row_max(mx);
     const float m_new = vmax(s.m_i, mx);

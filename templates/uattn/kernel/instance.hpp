@@ -18,10 +18,11 @@
     NAME##_traits::run(p, uattn_lds);                                                                      \
   }
 
-#define UATTN_REDUCE_INSTANCE(NAME, ARCH, HEAD)                                                 \
-  using NAME##_traits = ::uattn::ReduceKernel<::uattn::Arch::ARCH, HEAD>;                      \
+#define UATTN_REDUCE_INSTANCE(NAME, ARCH, HEAD, WAVES)                                          \
+  using NAME##_traits = ::uattn::ReduceKernel<::uattn::Arch::ARCH, HEAD, WAVES>;               \
   UATTN_GLOBAL UATTN_LAUNCH_BOUNDS(NAME##_traits::kThreads, NAME##_traits::kWavesPerEU) void NAME(::uattn::AttnParams p) { \
-    NAME##_traits::run(p, nullptr);                                                            \
+    UATTN_LDS_DECL(uattn_lds, NAME##_traits::kLdsBytes);                                       \
+    NAME##_traits::run(p, uattn_lds);                                                          \
   }
 
 #define UATTN_CHECK_INSTANCE(NAME, ARCH)                                                        \

@@ -1,21 +1,28 @@
 // 3D split-KV reduce kernel: combines the num_segments partial results of each
 // (token, query head) written by the segment kernel (attention.hpp, Path::k3D).
 //
-// Grid (num_tokens, num_q_heads, 1), one wave per workgroup.
+// Grid (num_tokens, num_q_heads, 1), 1 to WAVES waves per workgroup (the
+// launch's workgroup size; the selector's choice, select.cpp reduce_waves).
 // For segment s with partial (acc_s, m_s, l_s), m in log2 units:
 //   M = max_s m_s;  L = sum_s l_s 2^(m_s - M);  out = sum_s acc_s 2^(m_s - M) / L,
 // and out = 0 where L == 0 (every key masked and no sink). SPEC.md s.2.
+// With n waves, wave w sums the segments [w P, (w + 1) P), P = ceil(S / n),
+// into a partial row in LDS (n x HEAD f32); after the barrier thread d adds
+// the n partial values of dim d (in wave order) and stores out[d]. Every wave
+// computes M and L over all S segments itself (the same values in each). One
+// wave stores its row directly.
 // M and L: lane s reads segment s (s, s + wave, ...), then a wave reduction;
 // with S <= wave lane s keeps its weight 2^(m_s - M) and the acc loop reads it
-// with v_readlane. out: a lane owns kPer dims (kVec consecutive ones read with
+// with v_readlane. acc: a lane owns kPer dims (kVec consecutive ones read with
 // one vector load per segment, or d = lane + j * wave), and the acc_s rows are
 // read a chunk of segments at a time with no branch between the loads, so a
 // chunk's loads are in flight together; a segment whose (uniform) weight is 0
 // adds nothing, never 0 x its acc: an empty segment's acc may hold anything.
-// With S <= wave the first chunk (8, 16 or kBig segments, by S) is loaded with
-// the segments' (m, l), before the reductions: up to kBig segments, the wave
-// waits for memory once. Whole-launch model: docs/performance.md, "Lone-wave
-// tiles and the reduce".
+// With S <= wave the wave's first chunk (8, 16 or kBig segments, by its
+// count) is loaded with the segments' (m, l), before the reductions: up to
+// kBig segments per wave, a wave waits for memory once. Whole-launch model:
+// docs/performance.md, "Lone-wave tiles and the reduce" and "The reduce
+// across waves".
 // The grid covers q.shape[0] rows; rows at or past cu_seqlens_q[num_seqs]
 // (padding for graph capture, SPEC.md s.1) are left unwritten, and in a
 // checked launch nothing is written when the check kernel refused the index
@@ -26,11 +33,14 @@
 
 namespace uattn {
 
-template <Arch A, int HEAD>
+template <Arch A, int HEAD, int WAVES>
 struct ReduceKernel {
+  static_assert(WAVES >= 1 && WAVES <= 16, "ReduceKernel: WAVES in [1, 16]");
   static constexpr int kWave = wave_size_of(A);
-  static constexpr int kThreads = kWave;
-  static constexpr uint32_t kLdsBytes = 0;
+  static constexpr int kWaves = WAVES;
+  static constexpr int kThreads = kWave * WAVES;
+  // The waves' partial rows (up to WAVES x HEAD f32); none with one wave.
+  static constexpr uint32_t kLdsBytes = WAVES > 1 ? (uint32_t)(WAVES * HEAD * 4) : 0u;
   static constexpr int kWavesPerEU = 1;
   static constexpr int kPer = (HEAD + kWave - 1) / kWave;     // d values per lane
   static constexpr bool kWholeRows = HEAD % kWave == 0;       // every lane owns kPer of them
@@ -62,14 +72,15 @@ struct ReduceKernel {
   UATTN_INLINE static int dim_of(int lane, int j) { return kVec > 1 ? kVec * lane + j : lane + j * kWave; }
   UATTN_INLINE static bool dim_on(int lane, int j) { return kWholeRows || dim_of(lane, j) < HEAD; }
 
-  // The acc values of N segments from s0 (a segment past S re-reads segment
-  // S - 1; its weight is 0), no branch between the loads. kV: one vector load
-  // of kVec dims per segment (the workspace aligned to kVec floats).
+  // The acc values of N segments from s0 (a segment at or past s1 re-reads
+  // segment s1 - 1, which add() skips; s1 >= 1), no branch between the loads.
+  // kV: one vector load of kVec dims per segment (the workspace aligned to
+  // kVec floats).
   template <int N, bool kV>
-  UATTN_INLINE static void load(const char* acc, int s0, int S, int lane, float (&a)[N][kPer]) {
+  UATTN_INLINE static void load(const char* acc, int s0, int s1, int lane, float (&a)[N][kPer]) {
     UATTN_UNROLL
     for (int c = 0; c < N; ++c) {
-      const int s = s0 + c < S ? s0 + c : S - 1;
+      const int s = s0 + c < s1 ? s0 + c : s1 - 1;
       if constexpr (kV && kVec > 1) {
         const float* src = reinterpret_cast<const float*>(acc + (uint32_t)(s * HEAD + kVec * lane) * 4u);
         dl::vec<float, kVec> v;
@@ -90,14 +101,14 @@ struct ReduceKernel {
       }
     }
   }
-  // o += the weighted sum of N segments' acc values: weight(s) for s < S. A
+  // o += the weighted sum of N segments' acc values: weight(s) for s < s1. A
   // segment of weight 0 adds nothing (never 0 x its acc: an empty segment's
   // acc may hold anything); the weights are uniform over the wave.
   template <int N, class W>
-  UATTN_INLINE static void add(int s0, int S, const float (&a)[N][kPer], W weight, float (&o)[kPer]) {
+  UATTN_INLINE static void add(int s0, int s1, const float (&a)[N][kPer], W weight, float (&o)[kPer]) {
     UATTN_UNROLL
     for (int c = 0; c < N; ++c) {
-      if (s0 + c < S) {
+      if (s0 + c < s1) {
         const float w = weight(s0 + c);
         if (w != 0.0f) {
           UATTN_UNROLL
@@ -106,30 +117,34 @@ struct ReduceKernel {
       }
     }
   }
-  // S <= wave: lane s holds segment s's (m, l). The first N segments' acc
-  // loads go out before the wave reductions of M and L; the rest (N < S)
-  // follow N at a time. Returns 1 / L (0 where L == 0).
+  // S <= wave: lane s holds segment s's (m, l). The first N of this wave's
+  // segments [s0, s1) have their acc loads go out before the wave reductions
+  // of M and L; the rest follow N at a time. Returns 1 / L (0 where L == 0).
   template <int N, bool kV>
-  UATTN_INLINE static float small(const char* acc, int S, int lane, float m_lane, float l_lane, float (&o)[kPer]) {
+  UATTN_INLINE static float small(const char* acc, int S, int s0, int s1, int lane, float m_lane, float l_lane,
+                                  float (&o)[kPer]) {
     float a[N][kPer];
-    load<N, kV>(acc, 0, S, lane, a);
+    load<N, kV>(acc, s0, s1, lane, a);
     const float M = wave_max(m_lane);
     const float Mu = (M == kNegInf) ? 0.0f : M;
     const float w_lane = lane < S ? dl::exp2(m_lane - Mu) : 0.0f;
     const float L = wave_sum(l_lane * w_lane);
     // The weight of segment s, from lane s (v_readlane).
     const auto from_lane = [&](int s) { return dl::bits_as_float(dl::readlane(dl::float_as_bits(w_lane), s)); };
-    add<N>(0, S, a, from_lane, o);
-    for (int s0 = N; s0 < S; s0 += N) {
-      load<N, kV>(acc, s0, S, lane, a);
-      add<N>(s0, S, a, from_lane, o);
+    add<N>(s0, s1, a, from_lane, o);
+    for (int c = s0 + N; c < s1; c += N) {
+      load<N, kV>(acc, c, s1, lane, a);
+      add<N>(c, s1, a, from_lane, o);
     }
     return L > 0.0f ? 1.0f / L : 0.0f;
   }
 
-  // The output row of (token, head) into o (unscaled), returns 1 / L.
+  // This wave's share (segments [s0, s1), s0 < s1 <= S or s0 = s1 = S) of
+  // the output row of (token, head) into o (unscaled); returns 1 / L over
+  // all S segments.
   template <bool kV>
-  UATTN_INLINE static float combine(const AttnParams& p, int64_t row, int S, int lane, float (&o)[kPer]) {
+  UATTN_INLINE static float combine(const AttnParams& p, int64_t row, int S, int s0, int s1, int lane,
+                                    float (&o)[kPer]) {
     // This wave's acc rows: segment s, dim d at byte (s * HEAD + d) * 4 of `acc`
     // (32-bit: S * HEAD * 4 < 2^22), so a load is one SGPR base + one VGPR offset.
     const char* acc = reinterpret_cast<const char*>(p.ws_acc + row * HEAD);
@@ -140,9 +155,11 @@ struct ReduceKernel {
       const bool on = lane < S;
       const float m_lane = on ? p.ws_max[row + lane] : kNegInf;
       const float l_lane = on ? p.ws_sum[row + lane] : 0.0f;
-      if (S <= kChunk || kBig == kChunk) return small<kChunk, kV>(acc, S, lane, m_lane, l_lane, o);
-      if (S <= 2 * kChunk || kBig == 2 * kChunk) return small<2 * kChunk, kV>(acc, S, lane, m_lane, l_lane, o);
-      return small<kBig, kV>(acc, S, lane, m_lane, l_lane, o);
+      const int n = s1 - s0;
+      if (n <= kChunk || kBig == kChunk) return small<kChunk, kV>(acc, S, s0, s1, lane, m_lane, l_lane, o);
+      if (n <= 2 * kChunk || kBig == 2 * kChunk)
+        return small<2 * kChunk, kV>(acc, S, s0, s1, lane, m_lane, l_lane, o);
+      return small<kBig, kV>(acc, S, s0, s1, lane, m_lane, l_lane, o);
     }
     float M = kNegInf;
     for (int s = lane; s < S; s += kWave) M = fmaxf_(M, p.ws_max[row + s]);
@@ -152,34 +169,60 @@ struct ReduceKernel {
     for (int s = lane; s < S; s += kWave) L += p.ws_sum[row + s] * dl::exp2(p.ws_max[row + s] - Mu);
     L = wave_sum(L);
     const auto from_max = [&](int s) { return dl::exp2(p.ws_max[row + s] - Mu); };
-    for (int s0 = 0; s0 < S; s0 += kChunk) {
+    for (int c = s0; c < s1; c += kChunk) {
       float a[kChunk][kPer];
-      load<kChunk, kV>(acc, s0, S, lane, a);
-      add<kChunk>(s0, S, a, from_max, o);
+      load<kChunk, kV>(acc, c, s1, lane, a);
+      add<kChunk>(c, s1, a, from_max, o);
     }
     return L > 0.0f ? 1.0f / L : 0.0f;
   }
 
-  UATTN_INLINE static void run(const AttnParams& p, char* /*lds*/) {
+  UATTN_INLINE static void run(const AttnParams& p, char* lds) {
     const int64_t token = dl::block_id_x();
-    if (index_check_failed(p) || token >= p.cu_seqlens_q[p.num_seqs]) {  // refused, or padding
+    if (index_check_failed(p) || token >= p.cu_seqlens_q[p.num_seqs]) {  // refused, or padding (uniform)
       dl::end_wave();
       return;
     }
     const int head = dl::block_id_y();
     const int S = p.num_segments;
     const int lane = dl::lane_id();
+    // The launch's waves (1 to kWaves; uniform) and this one's segments [s0, s1).
+    const int waves = kWaves > 1 ? (int)dl::readfirstlane((uint32_t)(dl::block_threads() / kWave)) : 1;
+    const int wave = kWaves > 1 ? dl::wave_id() : 0;
     const int64_t row = (token * p.num_q_heads + head) * S;
+    const int per = (S + waves - 1) / waves;
+    const int s0 = wave * per < S ? wave * per : S;
+    const int s1 = s0 + per < S ? s0 + per : S;
     float o[kPer];
     UATTN_UNROLL
     for (int j = 0; j < kPer; ++j) o[j] = 0.0f;
     // Vector loads where the workspace allows them (rows are HEAD * 4 bytes,
     // HEAD % 16 == 0, so the base decides).
     const bool vec_ok = kVec > 1 && ((uintptr_t)p.ws_acc % (uintptr_t)(4 * kVec)) == 0;
-    const float inv = vec_ok ? combine<true>(p, row, S, lane, o) : combine<false>(p, row, S, lane, o);
-    UATTN_UNROLL
-    for (int j = 0; j < kPer; ++j)
-      if (dim_on(lane, j)) store_out(p, token, head, dim_of(lane, j), o[j] * inv);
+    const float inv = vec_ok ? combine<true>(p, row, S, s0, s1, lane, o) : combine<false>(p, row, S, s0, s1, lane, o);
+    if (kWaves == 1 || waves == 1) {
+      UATTN_UNROLL
+      for (int j = 0; j < kPer; ++j)
+        if (dim_on(lane, j)) store_out(p, token, head, dim_of(lane, j), o[j] * inv);
+    } else {
+      const dl::Lds<float> part{lds, 0u, (uint32_t)(kWaves * HEAD)};
+      if constexpr (kVec > 1) {
+        dl::vec<float, kVec> v;
+        UATTN_UNROLL
+        for (int j = 0; j < kVec; ++j) v[j] = o[j];
+        if (dim_on(lane, 0)) part.st_vec<kVec>((uint32_t)(wave * HEAD + kVec * lane), v);
+      } else {
+        UATTN_UNROLL
+        for (int j = 0; j < kPer; ++j)
+          if (dim_on(lane, j)) part.st((uint32_t)(wave * HEAD + dim_of(lane, j)), o[j]);
+      }
+      dl::barrier();
+      for (int d = dl::thread_id(); d < HEAD; d += waves * kWave) {
+        float v = part.ld((uint32_t)d);
+        for (int w = 1; w < waves; ++w) v += part.ld((uint32_t)(w * HEAD + d));
+        store_out(p, token, head, d, v * inv);
+      }
+    }
   }
 };
 

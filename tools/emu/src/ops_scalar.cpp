@@ -222,6 +222,27 @@ void op_s_bfe_i32(Ctx& c, const Inst& in) {
   c.w.scc = d != 0;
 }
 
+// S_BFE_U32 / S_BFE_U64: D = (S0 >> S1[4:0] / S1[5:0]) & ((1 << S1[22:16]) - 1),
+// the whole shifted value for a width of 32 / 64 or more; SCC = D != 0 (AMD
+// CDNA 4 ISA reference guide, SOP2).
+void op_s_bfe_u32(Ctx& c, const Inst& in) {
+  const uint32_t a = c.scalar(in, 1);
+  const uint32_t sel = c.scalar(in, 2);
+  const uint32_t off = sel & 31, width = (sel >> 16) & 0x7f;
+  const uint32_t d = width == 0 ? 0u : width >= 32 ? a >> off : (a >> off) & ((1u << width) - 1u);
+  c.ws32(in, 0, d);
+  c.w.scc = d != 0;
+}
+
+void op_s_bfe_u64(Ctx& c, const Inst& in) {
+  const uint64_t a = c.scalar64(in, 1);
+  const uint32_t sel = c.scalar(in, 2);
+  const uint32_t off = sel & 63, width = (sel >> 16) & 0x7f;
+  const uint64_t d = width == 0 ? 0ull : width >= 64 ? a >> off : (a >> off) & ((1ull << width) - 1ull);
+  c.ws64(in, 0, d);
+  c.w.scc = d != 0;
+}
+
 void op_s_bfe_i64(Ctx& c, const Inst& in) {
   const int64_t a = (int64_t)c.scalar64(in, 1);
   const uint32_t sel = c.scalar(in, 2);
@@ -485,6 +506,8 @@ void register_scalar(OpTable& t) {
   t.add("s_ashr_i64", &op_s_ashr_i64);
   t.add("s_bfe_i32", &op_s_bfe_i32);
   t.add("s_bfe_i64", &op_s_bfe_i64);
+  t.add("s_bfe_u32", &op_s_bfe_u32);
+  t.add("s_bfe_u64", &op_s_bfe_u64);
   // SOP1
   t.add("s_mov_b32", &op_s_mov_b32);
   t.add("s_mov_b64", &op_s_mov_b64);
