@@ -516,9 +516,9 @@ enum class PathReason {
 // device's SIMDs; one wave otherwise, where every SIMD already holds a reduce
 // wave and extra waves would each repeat the segments' maxima and sums. In
 // the whole-launch model (docs/performance.md, "The reduce across waves") four
-// waves cut decode_d128_b16's reduce at 64 segments from 1.98 to 0.9 us of CU
-// time; on the full-device 3D launches (mixed batches, prefills) four waves
-// were 10-40% slower.
+// waves cut the reduce of gfx950's 64-segment decodes from 1.98 to 1.04 us of
+// CU time (d128; d256 2.83 to 1.12); with four waves on every reduce launch,
+// the full-device 3D launches (mixed batches, prefills) were 9-84% slower.
 constexpr int kReduceSegmentsPerWave = 16;
 int reduce_waves(const InstanceRow& red, int segs, uint64_t groups, double simd_count) {
   if ((double)groups >= simd_count) return 1;
