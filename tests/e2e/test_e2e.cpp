@@ -266,21 +266,25 @@ TEST_P(PerArch, WorkspaceIsReusedAcrossCalls) {
   ASSERT_EQ(hipFree(ws), hipSuccess);
 }
 
-// The reduce kernel's waves split the segments (reduce.hpp): counts below,
-// at and above the number of waves, segments with no KV tile, and counts past
-// the wave size (the lane-strided maxima and sums), against the fp64 reference.
+// The reduce kernel's waves split the segments (reduce.hpp): one wave (up to
+// 31 segments), 2 (33, 40), 3 (63) and 4 waves (64 and more; select.cpp
+// reduce_waves), segments with no KV tile, and counts past the wave size (the
+// lane-strided maxima and sums), against the fp64 reference.
 TEST_P(PerArch, ReduceAtEverySegmentSplit) {
   const Arch arch = GetParam();
   ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
   ut::ProblemSpec s = mixed(23);
   s.seqs = {{1, 1000}, {3, 47}, {1, 5}};
-  for (int segs : {1, 2, 3, 4, 5, 17, 63, 64, 65, 100}) {
+  for (int segs : {1, 2, 3, 4, 5, 17, 33, 40, 63, 64, 65, 100}) {
     RunSpec rs;
     rs.opt.path = ForcePath::k3D;
     rs.opt.num_segments = segs;
     const RunOutcome r = e2e::run_on_device(&runtime(), *ut::make_problem(s, exec::guarded_allocator()), rs);
     EXPECT_TRUE(r.ok) << segs << " segments: " << r.error;
     EXPECT_EQ(r.sel.num_segments, segs);
+    // 5 tokens x 8 query heads = 40 reduce workgroups, fewer than either device's SIMDs.
+    ASSERT_NE(r.sel.reduce.row, nullptr) << segs;
+    EXPECT_EQ(r.sel.reduce.threads, (uint32_t)(std::clamp(segs / 16, 1, 4) * r.sel.reduce.row->wave_size)) << segs;
   }
 }
 
