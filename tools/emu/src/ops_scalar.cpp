@@ -200,64 +200,35 @@ void op_s_ashr_i64(Ctx& c, const Inst& in) {
   c.w.scc = d != 0;
 }
 
-// S_BFE_I32 / S_BFE_I64: offset S1[4:0] / S1[5:0], width S1[22:16];
-// tmp = (S0 >> offset) & ((1 << width) - 1); D = signext_from_bit(tmp, width);
-// SCC = D != 0. A width of 0 gives 0; a width >= the operand size keeps every
-// bit above the offset (the shift of the arithmetic S0 supplies the sign).
-void op_s_bfe_i32(Ctx& c, const Inst& in) {
-  const int32_t a = (int32_t)c.scalar(in, 1);
-  const uint32_t sel = c.scalar(in, 2);
-  const uint32_t off = sel & 31, width = (sel >> 16) & 0x7f;
-  int32_t d;
-  if (width == 0) {
-    d = 0;
-  } else if (width >= 32) {
-    d = a >> off;
+// S_BFE_{I,U}{32,64}: offset S1[4:0] / S1[5:0], width S1[22:16];
+// tmp = (S0 >> offset) & ((1 << width) - 1); D = tmp, sign-extended from bit
+// width - 1 for the I forms; SCC = D != 0. A width of 0 gives 0; a width >= the
+// operand size keeps every bit above the offset (for the I forms the shift is
+// arithmetic: S0 supplies the sign). AMD CDNA 4 ISA reference guide, SOP2.
+template <class U, bool kSigned>
+U bit_field(U a, uint32_t sel) {
+  constexpr uint32_t kBits = 8 * sizeof(U);
+  using S = std::make_signed_t<U>;
+  const uint32_t off = sel & (kBits - 1), width = (sel >> 16) & 0x7f;
+  if (width == 0) return 0;
+  const U shifted = kSigned ? (U)((S)a >> off) : a >> off;
+  if (width >= kBits) return shifted;
+  const U t = shifted & ((U(1) << width) - 1);
+  if (!kSigned) return t;
+  const U sign = U(1) << (width - 1);
+  return (t ^ sign) - sign;
+}
+
+template <class U, bool kSigned>
+void op_s_bfe(Ctx& c, const Inst& in) {
+  U d;
+  if constexpr (sizeof(U) == 4) {
+    d = bit_field<U, kSigned>(c.scalar(in, 1), c.scalar(in, 2));
+    c.ws32(in, 0, d);
   } else {
-    const uint32_t t = ((uint32_t)(a >> off)) & ((1u << width) - 1u);
-    const uint32_t sign = 1u << (width - 1);
-    d = (int32_t)((t ^ sign) - sign);
+    d = bit_field<U, kSigned>(c.scalar64(in, 1), c.scalar(in, 2));
+    c.ws64(in, 0, d);
   }
-  c.ws32(in, 0, (uint32_t)d);
-  c.w.scc = d != 0;
-}
-
-// S_BFE_U32 / S_BFE_U64: D = (S0 >> S1[4:0] / S1[5:0]) & ((1 << S1[22:16]) - 1),
-// the whole shifted value for a width of 32 / 64 or more; SCC = D != 0 (AMD
-// CDNA 4 ISA reference guide, SOP2).
-void op_s_bfe_u32(Ctx& c, const Inst& in) {
-  const uint32_t a = c.scalar(in, 1);
-  const uint32_t sel = c.scalar(in, 2);
-  const uint32_t off = sel & 31, width = (sel >> 16) & 0x7f;
-  const uint32_t d = width == 0 ? 0u : width >= 32 ? a >> off : (a >> off) & ((1u << width) - 1u);
-  c.ws32(in, 0, d);
-  c.w.scc = d != 0;
-}
-
-void op_s_bfe_u64(Ctx& c, const Inst& in) {
-  const uint64_t a = c.scalar64(in, 1);
-  const uint32_t sel = c.scalar(in, 2);
-  const uint32_t off = sel & 63, width = (sel >> 16) & 0x7f;
-  const uint64_t d = width == 0 ? 0ull : width >= 64 ? a >> off : (a >> off) & ((1ull << width) - 1ull);
-  c.ws64(in, 0, d);
-  c.w.scc = d != 0;
-}
-
-void op_s_bfe_i64(Ctx& c, const Inst& in) {
-  const int64_t a = (int64_t)c.scalar64(in, 1);
-  const uint32_t sel = c.scalar(in, 2);
-  const uint32_t off = sel & 63, width = (sel >> 16) & 0x7f;
-  int64_t d;
-  if (width == 0) {
-    d = 0;
-  } else if (width >= 64) {
-    d = a >> off;
-  } else {
-    const uint64_t t = ((uint64_t)(a >> off)) & ((1ull << width) - 1ull);
-    const uint64_t sign = 1ull << (width - 1);
-    d = (int64_t)((t ^ sign) - sign);
-  }
-  c.ws64(in, 0, (uint64_t)d);
   c.w.scc = d != 0;
 }
 
@@ -504,10 +475,10 @@ void register_scalar(OpTable& t) {
   t.add("s_lshr_b64", &op_s_lshr_b64);
   t.add("s_ashr_i32", &op_s_ashr_i32);
   t.add("s_ashr_i64", &op_s_ashr_i64);
-  t.add("s_bfe_i32", &op_s_bfe_i32);
-  t.add("s_bfe_i64", &op_s_bfe_i64);
-  t.add("s_bfe_u32", &op_s_bfe_u32);
-  t.add("s_bfe_u64", &op_s_bfe_u64);
+  t.add("s_bfe_i32", &op_s_bfe<uint32_t, true>);
+  t.add("s_bfe_i64", &op_s_bfe<uint64_t, true>);
+  t.add("s_bfe_u32", &op_s_bfe<uint32_t, false>);
+  t.add("s_bfe_u64", &op_s_bfe<uint64_t, false>);
   // SOP1
   t.add("s_mov_b32", &op_s_mov_b32);
   t.add("s_mov_b64", &op_s_mov_b64);
