@@ -589,46 +589,46 @@ struct AttnBodyMfma {
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
         for (int r0 = 0; r0 < kAcc; r0 += kQG) {
-        float qb[kQQM ? kQG : 1];
-        if constexpr (kQQM && !kQQOne) {
-          if (qq_on) {
-            UATTN_UNROLL
-            for (int g = 0; g < kQG; ++g) {
-              const int jj = k0 + key_of(st, r0 + g, c.part) - c.w.ctx;
-              const bool in = keep_at(st, r0 + g) && jj >= 0 && jj < p.qq_bias_stride;
-              const float b = qrow[in ? jj : 0];
-              qb[g] = in ? b * kLog2e : 0.0f;
-            }
-          } else {
-            UATTN_UNROLL
-            for (int g = 0; g < kQG; ++g) qb[g] = 0.0f;
-          }
-        }
-        UATTN_UNROLL
-        for (int r = r0; r < r0 + kQG; ++r) {
-          const int j = k0 + key_of(st, r, c.part);
-          float v = sc[st][r] * c.qk_log2;
-          if constexpr (kCap) {  // branch-free: both forms computed, one selected
-            const float capped = softcap_tanh(sc[st][r], c.cap_b, c.cap_c, c.cap_e);
-            v = cap_on ? capped : v;
-          }
-          if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
-          if constexpr (kMasked) {
-            const bool keep = keep_at(st, r);
-            if constexpr (kQQM && kQQOne) {
-              if (qq_on && keep) {
-                const int jj = j - c.w.ctx;
-                if (jj >= 0 && jj < p.qq_bias_stride) v += qrow[jj] * kLog2e;
+          float qb[kQQM ? kQG : 1];
+          if constexpr (kQQM && !kQQOne) {
+            if (qq_on) {
+              UATTN_UNROLL
+              for (int g = 0; g < kQG; ++g) {
+                const int jj = k0 + key_of(st, r0 + g, c.part) - c.w.ctx;
+                const bool in = keep_at(st, r0 + g) && jj >= 0 && jj < p.qq_bias_stride;
+                const float b = qrow[in ? jj : 0];
+                qb[g] = in ? b * kLog2e : 0.0f;
               }
-            } else if constexpr (kQQM) {
-              v += qb[r - r0];
+            } else {
+              UATTN_UNROLL
+              for (int g = 0; g < kQG; ++g) qb[g] = 0.0f;
             }
-            v = keep ? v : kNegInf;
           }
-          sc[st][r] = v;
-          mx = vmax(mx, v);
+          UATTN_UNROLL
+          for (int r = r0; r < r0 + kQG; ++r) {
+            const int j = k0 + key_of(st, r, c.part);
+            float v = sc[st][r] * c.qk_log2;
+            if constexpr (kCap) {  // branch-free: both forms computed, one selected
+              const float capped = softcap_tanh(sc[st][r], c.cap_b, c.cap_c, c.cap_e);
+              v = cap_on ? capped : v;
+            }
+            if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
+            if constexpr (kMasked) {
+              const bool keep = keep_at(st, r);
+              if constexpr (kQQM && kQQOne) {
+                if (qq_on && keep) {
+                  const int jj = j - c.w.ctx;
+                  if (jj >= 0 && jj < p.qq_bias_stride) v += qrow[jj] * kLog2e;
+                }
+              } else if constexpr (kQQM) {
+                v += qb[r - r0];
+              }
+              v = keep ? v : kNegInf;
+            }
+            sc[st][r] = v;
+            mx = vmax(mx, v);
+          }
         }
-      }
     }
     mx = row_max(mx);
     const float m_new = vmax(s.m_i, mx);
