@@ -262,9 +262,20 @@ const InstanceRow* pick(Span g, const ProblemDesc& p, const SelectOptions& opt, 
   return nullptr;
 }
 
-uint64_t grid_x(const ProblemDesc& p, int block_m) {
-  const int qpk = p.num_q_heads / p.num_kv_heads;
-  return (uint64_t)p.num_tokens * (uint64_t)qpk / (uint64_t)block_m + (uint64_t)p.num_seqs;
+// The attention grid's x (templates/uattn/kernel/phases.hpp, launch contract):
+// the packed grid, floor(num_tokens * qpk / block_m) + num_seqs, or where it is
+// smaller num_seqs * n with n = ceil(max_seqlen_q * qpk / block_m) blocks per
+// sequence (then *blocks_per_seq = n, else 0). Decode (max_seqlen_q = 1, qpk <=
+// block_m): one workgroup per sequence where the packed grid has
+// num_tokens * qpk / block_m spare ones more.
+uint64_t grid_x(const ProblemDesc& p, int block_m, int* blocks_per_seq) {
+  const uint64_t qpk = (uint64_t)(p.num_q_heads / p.num_kv_heads);
+  const uint64_t packed = (uint64_t)p.num_tokens * qpk / (uint64_t)block_m + (uint64_t)p.num_seqs;
+  const uint64_t n = ((uint64_t)p.max_seqlen_q * qpk + (uint64_t)block_m - 1) / (uint64_t)block_m;
+  *blocks_per_seq = 0;
+  if (p.num_seqs <= 0 || n == 0 || n > 0x7fffffffull || (uint64_t)p.num_seqs * n >= packed) return packed;
+  *blocks_per_seq = (int)n;
+  return (uint64_t)p.num_seqs * n;
 }
 
 // Keys one workgroup's rows may see: max_seqlen_k, or with a known sliding
@@ -807,7 +818,8 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
   sel.attention.row = row;
   sel.attention.threads = (uint32_t)(row->waves * row->wave_size);
   sel.attention.lds_bytes = row->lds_bytes;
-  const uint64_t gx = grid_x(p, row->block_m);
+  int blocks_per_seq = 0;
+  const uint64_t gx = grid_x(p, row->block_m, &blocks_per_seq);
   if (gx > 0x7fffffffull) {
     sel.error = "num_tokens=" + std::to_string(p.num_tokens) + ", num_seqs=" + std::to_string(p.num_seqs) +
                 ": grid x = " + std::to_string(gx) + " workgroups of " + row->name + "; expected <= 2147483647";
@@ -815,6 +827,7 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
     return sel;
   }
   sel.attention.grid = Dim3{(uint32_t)gx, (uint32_t)p.num_kv_heads, 1};
+  sel.q_blocks_per_seq = blocks_per_seq;
 
   if (path == Path::k3D) {
     const int segs = d.cand[best].num_segments;

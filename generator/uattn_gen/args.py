@@ -194,7 +194,9 @@ PARAMS = (
     _from("max_seqlen_q"),
     _from("max_seqlen_k"),
     _from("max_blocks_per_seq"),
-    Param("pad_", "int32_t", "keeps status 8-byte aligned"),
+    Param("q_blocks_per_seq", "int32_t", "0: grid x packs the sequences' query-row blocks (floor(num_tokens * qpk "
+          "/ block_m) + num_seqs workgroups); n > 0: workgroup x serves block x % n of sequence x / n "
+          "(num_seqs * n workgroups; Selection::q_blocks_per_seq, where that grid is the smaller)"),
     Param("status", "uint32_t*", "[kStatusWords] device memory written by the check kernel (index_status), "
           "or null: an unchecked launch"),
 )

@@ -156,10 +156,14 @@ RunResult run_problem(testing::Problem& prob, const RunOptions& opt) {
   res.instance = sel.attention.row->name;
   res.path = sel.path;
   res.num_segments = sel.num_segments;
+  res.q_blocks_per_seq = sel.q_blocks_per_seq;
+  res.grid_x = sel.attention.grid.x;
+  res.block_m = sel.attention.row->block_m;
 
   AttnParams p = prob.params;
   Guarded ws;
   p.num_segments = 1;
+  p.q_blocks_per_seq = sel.q_blocks_per_seq;
   p.ws_acc = p.ws_max = p.ws_sum = nullptr;
   if (sel.path == Path::k3D) {
     res.reduce_instance = sel.reduce.row->name;

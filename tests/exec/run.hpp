@@ -61,6 +61,9 @@ struct RunResult {
   std::string reduce_instance;
   Path path = Path::k2D;
   int num_segments = 1;
+  int q_blocks_per_seq = 0;  // Selection::q_blocks_per_seq: 0 = the packed grid
+  uint32_t grid_x = 0;       // the attention launch's grid x
+  int block_m = 0;           // the attention instance's rows per workgroup
   testing::CompareResult cmp{};
   uint64_t wave_instructions = 0;  // kIsa: wave-instructions executed (every launch)
   double emu_seconds = 0;          // kIsa: host time of the emulated launches

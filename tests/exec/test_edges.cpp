@@ -105,6 +105,88 @@ TEST(Edges, SeedWindowsAndBlockSizes) {
         }
 }
 
+// Grid x with a fixed number of row blocks per sequence (Selection::
+// q_blocks_per_seq, phases.hpp locate_seq): decodes (one block per sequence),
+// and a batch whose sequences need up to two blocks where one (4 tokens) needs
+// one, so its second workgroup is a spare; against the packed grid of a prefill.
+TEST(Edges, BlocksPerSequenceGrid) {
+  int spares = 0;
+  for (Arch a : archs())
+    for (ForcePath p : {ForcePath::kAuto, ForcePath::k2D, ForcePath::k3D}) {
+      uattn::testing::ProblemSpec s = base();
+      s.head_size = 128;
+      s.num_kv_heads = 2;
+      s.num_q_heads = 16;
+      s.seqs = {{1, 300}, {1, 17}, {1, 1}, {1, 129}, {1, 64}};
+      exec::RunResult r = run(s, a, p);
+      ASSERT_TRUE(r.ok) << to_string(a) << ": " << r.error;
+      EXPECT_EQ(r.grid_x, 5u) << to_string(a) << " " << r.instance;  // one workgroup per sequence
+      // (the packed grid has floor(5 x 8 / block_m) spare workgroups more)
+      EXPECT_EQ(r.q_blocks_per_seq, r.block_m <= 40 ? 1 : 0) << to_string(a) << " " << r.instance;
+
+      s.seqs = {{8, 40}, {4, 90}, {8, 8}, {8, 130}};  // 28 tokens x qpk 8
+      r = run(s, a, p);
+      ASSERT_TRUE(r.ok) << to_string(a) << ": " << r.error;
+      const int n = (8 * 8 + r.block_m - 1) / r.block_m;  // blocks of the longest sequence
+      const uint32_t packed = 28u * 8 / (uint32_t)r.block_m + 4;
+      if (4u * n < packed) {
+        EXPECT_EQ(r.q_blocks_per_seq, n) << to_string(a) << " " << r.instance;
+        EXPECT_EQ(r.grid_x, 4u * n) << to_string(a) << " " << r.instance;
+        spares += n == 2 && r.block_m == 32;  // the 4-token sequence's second block
+      } else {
+        EXPECT_EQ(r.q_blocks_per_seq, 0) << to_string(a) << " " << r.instance;
+        EXPECT_EQ(r.grid_x, packed) << to_string(a) << " " << r.instance;
+      }
+
+      s.seqs = {{64, 64}, {40, 300}};  // prefill: the packed grid is the smaller
+      r = run(s, a, p);
+      ASSERT_TRUE(r.ok) << to_string(a) << ": " << r.error;
+      EXPECT_EQ(r.q_blocks_per_seq, 0) << to_string(a) << " " << r.instance;
+    }
+  EXPECT_GT(spares, 0) << "no launch ran a spare workgroup of the blocks-per-sequence grid";
+}
+
+// Scores of every scale around the lazy rescaling threshold of the MFMA body
+// (attention_mfma.hpp, kLazyLog2 = 8 log2 units): near-uniform (1e-3), the
+// default 1/sqrt(d), and 2 and 16, whose row maxima grow by more than the
+// threshold from one KV tile to the next; long rows (several tiles, several
+// segments), both paths, against the fp64 reference.
+TEST(Edges, ScoreScalesAroundTheLazyRescale) {
+  for (Arch a : archs())
+    for (float scale : {1e-3f, 0.0f, 2.0f, 16.0f})
+      for (ForcePath p : {ForcePath::k2D, ForcePath::k3D}) {
+        uattn::testing::ProblemSpec s = base();
+        s.head_size = 128;
+        s.num_kv_heads = 2;
+        s.num_q_heads = 16;
+        s.softmax_scale = scale;
+        s.seqs = {{70, 400}, {1, 900}, {0, 3}, {33, 33}};
+        const exec::RunResult r = run(s, a, p);
+        EXPECT_TRUE(r.ok) << to_string(a) << " softmax_scale " << scale << " path "
+                          << (p == ForcePath::k2D ? "2d" : "3d") << ": " << r.error;
+      }
+}
+
+// QQ-bias rows narrower and wider than the query (the MFMA body clamps a key's
+// bias column into the row and adds 0 outside it): widths 1, 5, the longest
+// query, and three times it; prefill behind a prefix, a decode, both paths.
+TEST(Edges, QQBiasWidths) {
+  for (Arch a : archs())
+    for (int w : {1, 5, 0, 3 * 70})
+      for (ForcePath p : {ForcePath::k2D, ForcePath::k3D}) {
+        uattn::testing::ProblemSpec s = base();
+        s.head_size = 128;
+        s.num_kv_heads = 2;
+        s.num_q_heads = 16;
+        s.qq_bias = true;
+        s.qq_bias_stride = w;  // 0: the longest query (70)
+        s.seqs = {{70, 200}, {1, 90}, {17, 17}, {40, 300}};
+        const exec::RunResult r = run(s, a, p);
+        EXPECT_TRUE(r.ok) << to_string(a) << " qq_bias width " << w << " path "
+                          << (p == ForcePath::k2D ? "2d" : "3d") << ": " << r.error << " (" << r.instance << ")";
+      }
+}
+
 TEST(Edges, NoSequencesIsANoOp) {
   for (Arch a : archs()) {
     uattn::testing::ProblemSpec s = base();

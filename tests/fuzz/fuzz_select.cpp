@@ -171,10 +171,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (s.attention.lds_bytes != r->lds_bytes || r->lds_bytes > rec.lds_budget)
     fail("LDS above the architecture's budget", p, o, s);
   if (r->block_m <= 0 || r->block_n <= 0) fail("row tile sizes", p, o, s);
-  const unsigned __int128 gx =
-      (unsigned __int128)p.num_tokens * (unsigned)(p.num_q_heads / p.num_kv_heads) / (unsigned)r->block_m +
-      (unsigned)p.num_seqs;
+  // Grid x: the packed grid, or num_seqs x the longest sequence's row blocks
+  // where that is smaller (phases.hpp, launch contract).
+  const unsigned qpk = (unsigned)(p.num_q_heads / p.num_kv_heads);
+  const unsigned __int128 packed =
+      (unsigned __int128)p.num_tokens * qpk / (unsigned)r->block_m + (unsigned)p.num_seqs;
+  const unsigned __int128 n = ((unsigned __int128)p.max_seqlen_q * qpk + (unsigned)r->block_m - 1) / (unsigned)r->block_m;
+  const bool per_seq = p.num_seqs > 0 && n > 0 && n <= 0x7fffffffu && (unsigned __int128)p.num_seqs * n < packed;
+  const unsigned __int128 gx = per_seq ? (unsigned __int128)p.num_seqs * n : packed;
   if (gx != s.attention.grid.x || gx > 0x7fffffffu) fail("grid x", p, o, s);
+  if (s.q_blocks_per_seq != (per_seq ? (int)n : 0)) fail("q_blocks_per_seq", p, o, s);
   if (s.attention.grid.y != (uint32_t)p.num_kv_heads) fail("grid y is not num_kv_heads", p, o, s);
   if (s.path == Path::k2D) {
     if (s.attention.grid.z != 1 || s.workspace_bytes != 0 || s.reduce.row) fail("2d launch shape", p, o, s);

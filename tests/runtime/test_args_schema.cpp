@@ -83,7 +83,7 @@ struct FrozenParams {  // params.hpp, AttnParams
   int32_t max_seqlen_q;
   int32_t max_seqlen_k;
   int32_t max_blocks_per_seq;
-  int32_t pad_;
+  int32_t q_blocks_per_seq;
   uint32_t* status;
 };
 
@@ -103,7 +103,7 @@ struct FrozenParams {  // params.hpp, AttnParams
   X(v_stride_head) X(o_stride_token) X(o_stride_head) X(block_table_stride) X(num_seqs)             \
   X(num_tokens) X(num_q_heads) X(num_kv_heads) X(head_size) X(block_size) X(qq_bias_stride)         \
   X(window_left) X(softcap) X(softmax_scale) X(k_scale) X(v_scale) X(output_scale) X(out_dtype)     \
-  X(num_segments) X(num_blocks) X(max_seqlen_q) X(max_seqlen_k) X(max_blocks_per_seq) X(pad_)       \
+  X(num_segments) X(num_blocks) X(max_seqlen_q) X(max_seqlen_k) X(max_blocks_per_seq) X(q_blocks_per_seq)       \
   X(status)
 #define SAME_ARG(NAME) SAME_FIELD(uattn_args_t, FrozenArgs, NAME)
 #define SAME_PARAM(NAME) SAME_FIELD(uattn::AttnParams, FrozenParams, NAME)

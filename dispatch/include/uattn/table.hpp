@@ -228,6 +228,12 @@ struct Selection {
                                  // (a refusal, uattn::kInvalidArgument), not a missing instance
   Path path = Path::k2D;
   int num_segments = 1;
+  // The attention grid's x: 0 = the packed grid (floor(num_tokens * qpk / block_m)
+  // + num_seqs workgroups), n > 0 = n blocks of block_m rows per sequence
+  // (num_seqs * n workgroups, n = ceil(max_seqlen_q * qpk / block_m)), taken
+  // where it is the smaller (decode: one workgroup per sequence, no spare).
+  // The launch passes it as AttnParams::q_blocks_per_seq.
+  int q_blocks_per_seq = 0;
   uint64_t workspace_bytes = 0;  // fp32 workspace for 3D (acc + max + sum)
   KernelLaunch attention;
   KernelLaunch reduce;           // valid when path == k3D

@@ -58,6 +58,15 @@ UATTN_INLINE uint64_t ballot(bool p) {
 // v_exp_f32 (2^x); exp2(-inf) = 0.
 UATTN_INLINE float exp2(float x) { return __builtin_amdgcn_exp2f(x); }
 UATTN_INLINE float rcp(float x) { return 1.0f / x; }
+// x0 * b + c and x1 * b + c, each one fused rounding: one v_pk_fma_f32 where
+// the target has packed fp32 math (gfx90a and later CDNA: AMD CDNA 3 ISA
+// reference guide, VOP3P opcode V_PK_FMA_F32), two v_fma_f32 elsewhere.
+UATTN_INLINE void fma2(float& x0, float& x1, float b, float c) {
+  typedef float f32x2_t __attribute__((ext_vector_type(2)));
+  const f32x2_t r = __builtin_elementwise_fma((f32x2_t){x0, x1}, (f32x2_t){b, b}, (f32x2_t){c, c});
+  x0 = r[0];
+  x1 = r[1];
+}
 UATTN_INLINE float rcp_approx(float x) { return __builtin_amdgcn_rcpf(x); }
 
 // Hardware-only scheduling hints.

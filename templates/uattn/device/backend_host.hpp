@@ -51,6 +51,10 @@ inline uint32_t readfirstlane(uint32_t v) { return host::readfirstlane(v); }
 inline uint64_t ballot(bool p) { return host::ballot(p); }
 inline float exp2(float x) { return host::exp2(x); }
 inline float rcp(float x) { return 1.0f / x; }
+inline void fma2(float& x0, float& x1, float b, float c) {  // backend_amd.hpp: one v_pk_fma_f32
+  x0 = __builtin_fmaf(x0, b, c);
+  x1 = __builtin_fmaf(x1, b, c);
+}
 inline float rcp_approx(float x) { return 1.0f / x; }
 inline void sched_barrier() {}
 inline void end_wave() {}  // the caller returns right after (backend_amd.hpp: s_endpgm)

@@ -73,6 +73,7 @@
 // the device layer (backend_amd.hpp) names the instructions used.
 #pragma once
 #include "uattn/kernel/common.hpp"
+#include "uattn/kernel/phases.hpp"
 #include "uattn/kernel/tile.hpp"
 
 namespace uattn {
@@ -376,15 +377,9 @@ struct AttnBodyDot2 {
     const int seg = (P == Path::k3D) ? dl::block_id_z() : 0;
     const int S = (P == Path::k3D) ? p.num_segments : 1;
 
-    // Sequence of this workgroup: the largest i with tile_start(i) <= x, where
-    // tile_start(i) = floor(cu_seqlens_q[i] * qpk / BM) + i is strictly increasing.
-    int lo = 0, hi = p.num_seqs - 1;
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) >> 1;
-      const int64_t st = (int64_t)p.cu_seqlens_q[mid] * qpk / BM + mid;
-      if (st <= x) lo = mid; else hi = mid - 1;
-    }
-    const int sq = lo;
+    // Sequence of this workgroup and its first packed row (phases.hpp).
+    int64_t m0;
+    const int sq = locate_seq<BM>(p, qpk, x, m0);
     const int q_start = p.cu_seqlens_q[sq];
     const int q_len = p.cu_seqlens_q[sq + 1] - q_start;
     const int seq_k = p.seqused_k[sq];
@@ -393,7 +388,7 @@ struct AttnBodyDot2 {
     const int wave = dl::wave_id();
     const int lane = dl::lane_id();
     // First packed row of this wave; a wave without rows has nothing to do.
-    const int64_t mw = (x - ((int64_t)q_start * qpk / BM + sq)) * BM + (int64_t)wave * kR;
+    const int64_t mw = m0 + (int64_t)wave * kR;
     if (mw >= rows_total) return;  // uniform over the wave (waves never synchronise)
 
     // Rows of this wave (wave-uniform): token p_tok[r], head hd[r], valid iff r < nrows.
@@ -839,20 +834,14 @@ struct AttnBodyDot2 {
     const int kvh = dl::block_id_y();
     const int64_t x = dl::block_id_x();
 
-    int lo = 0, hi = p.num_seqs - 1;
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) >> 1;
-      const int64_t st = (int64_t)p.cu_seqlens_q[mid] * qpk / BM + mid;
-      if (st <= x) lo = mid; else hi = mid - 1;
-    }
-    const int sq = lo;
+    int64_t mg;
+    const int sq = locate_seq<BM>(p, qpk, x, mg);
     const int q_start = p.cu_seqlens_q[sq];
     const int q_len = p.cu_seqlens_q[sq + 1] - q_start;
     const int seq_k = p.seqused_k[sq];
     const int ctx = seq_k - q_len;
     const int64_t rows_total = (int64_t)q_len * qpk;
     // First packed row of the workgroup; a workgroup without rows exits (uniform, before any barrier).
-    const int64_t mg = (x - ((int64_t)q_start * qpk / BM + sq)) * BM;
     if (mg >= rows_total) return;
     const int wave = dl::wave_id();
     const int lane = dl::lane_id();

@@ -137,7 +137,24 @@ struct AttnBodyMfma {
   // it, and the two copies are not straight-line (docs/performance.md, "Tile
   // rules", stage_keys).
   static constexpr bool kUnitGuard = (kUnits % kThreads) != 0;
+  // Keys one wave stages in one step (its 64 lanes' consecutive units) where
+  // they are whole key groups; when a cache block holds a whole number of
+  // them and tiles start on block boundaries, they lie in one cache block,
+  // read once by a scalar load (stage_load). Multi-wave tiles only: in the
+  // one-wave tiles the scalar read's wait (LGKM_CNT, shared with the LDS
+  // reads) cost llvm-mca cycles (d128 3D interior 511 -> 558).
+  static constexpr int kWaveKeys = (!kKeyPerLane && kWave % kChunks == 0) ? kWave / kChunks * kUK : 0;
+  static constexpr bool kWaveBlock = WAVES > 1 && kWaveKeys > 0 && BLOCK > 0 && BLOCK % kWaveKeys == 0 && BN % kWaveKeys == 0 && !kUnitGuard;
   static constexpr bool kWin = (FEATS & kFeatWindow) != 0;
+  static constexpr float kLazyLog2 = 8.0f;  // lazy rescaling threshold (log2 units; tile_softmax)
+  // Lazy rescaling in the interior loop (tile_softmax): multi-wave tiles. In
+  // the one-wave tiles its branch cost llvm-mca cycles (d128 3D interior 511
+  // -> 518) and the compiler then laid the d256 boundary loop out with a
+  // backward branch; their launches walk few tiles per workgroup.
+  static constexpr bool kLazy = WAVES > 1;
+  // Waves without rows skip the compute (compute()): the multi-wave tiles above
+  // d128 whose KV tile has no barrier of its own (V^T whole).
+  static constexpr bool kRowless = WAVES > 1 && !kHSplit && T.v_slices == 1 && HEAD > 128;
   static constexpr bool kCap = (FEATS & kFeatSoftcap) != 0;
   static constexpr bool kAlibi = (FEATS & kFeatAlibi) != 0;
   static constexpr bool kQQ = (FEATS & kFeatQQBias) != 0;
@@ -243,6 +260,7 @@ struct AttnBodyMfma {
     int kvh, lane, part, qcol, tid;
     int wave;                 // head split: this wave's half of the head (0 elsewhere; uniform)
     bool row_valid;
+    bool wave_rows;           // this wave holds a valid row (uniform; the head split: every wave)
     int p_tok, head, t_abs;
     int64_t token;
     float qk_log2;            // softmax_scale * k_scale * log2(e)
@@ -335,7 +353,15 @@ struct AttnBodyMfma {
       const int64_t head_off_v = (int64_t)c.kvh * p.v_stride_head + d0 + vs * kVH;  // V^T slice vs
       if constexpr (!kClamp && BLOCK > 0 && BLOCK % kUK == 0) {
         const int j = k0 + kUK * g;  // kUK keys in one block
-        const int64_t blk = c.bt[j / BLOCK];
+        int64_t blk;
+        if constexpr (kWaveBlock) {
+          // The wave's units of this step lie in one cache block: one scalar
+          // block_table read and a scalar block offset for the wave.
+          const int jw = k0 + kUK * ((kWave * dl::wave_id() + i * kThreads) / kChunks);
+          blk = c.bt[jw / BLOCK];
+        } else {
+          blk = c.bt[j / BLOCK];
+        }
         const int slot = j % BLOCK;
         const int64_t kb = blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + head_off_k;
         const int64_t vb = blk * p.v_stride_block + (int64_t)slot * p.v_stride_slot + head_off_v;
@@ -353,9 +379,19 @@ struct AttnBodyMfma {
         // it to kv_hi - 1; a unit holding a key of [kv_lo, kv_hi) keeps its
         // own block. jb (below) is a key of that block in each case.
         const int j0 = k0 + kUK * g;
-        int jb = j0 > (c.w.kv_lo & ~(kUK - 1)) ? j0 : (c.w.kv_lo & ~(kUK - 1));
-        jb = jb < c.w.kv_hi - 1 ? jb : c.w.kv_hi - 1;
-        const int b = jb / BLOCK;
+        int b;
+        if constexpr (kWaveBlock) {
+          // The wave's keys of this step lie in one cache block, and their
+          // clamped keys in that of the clamped first key: one scalar read.
+          int jw = k0 + kUK * ((kWave * dl::wave_id() + i * kThreads) / kChunks);
+          jw = jw > c.w.kv_lo ? jw : c.w.kv_lo;
+          jw = jw < c.w.kv_hi - 1 ? jw : c.w.kv_hi - 1;
+          b = jw / BLOCK;
+        } else {
+          int jb = j0 > (c.w.kv_lo & ~(kUK - 1)) ? j0 : (c.w.kv_lo & ~(kUK - 1));
+          jb = jb < c.w.kv_hi - 1 ? jb : c.w.kv_hi - 1;
+          b = jb / BLOCK;
+        }
         const int64_t blk = c.bt[b];
         const int64_t kb = blk * p.k_stride_block + head_off_k, vb = blk * p.v_stride_block + head_off_v;
         UATTN_UNROLL
@@ -455,6 +491,16 @@ struct AttnBodyMfma {
     const uint32_t base = (uint32_t)buf * kStageElems * 2u;
     const dl::Lds<CT> k_lds{c.lds, base, kKElems};
     const int k0 = tile * BN;
+    // A wave past the block's last row (a decode's 8 rows in a 128-row tile)
+    // stages its share of K / V and meets the barriers, but computes nothing:
+    // its LDS reads would only contend with the waves that hold rows
+    // (whole-launch model, 2D decode_d256_b16: 75.9 -> 65.9 us). Only where
+    // kRowless: in the d128 tiles the test made the loops slower (prefill
+    // 13200 -> 13788 cycles), and a copy of the loops for such waves spilled
+    // the d256 one.
+    if constexpr (kRowless) {
+      if (__builtin_expect(!c.wave_rows, 0)) return;
+    }
 
     // S^T = K Q^T
     float sc[kST][kAcc];
@@ -568,41 +614,48 @@ struct AttnBodyMfma {
         }
       mx *= c.qk_log2;
     } else {
-      // QQ-bias (masked tiles): the biases of a score tile's kAcc scores are
-      // loaded together, with no branch between the loads (a score that is
-      // masked or outside the bias reads element 0 of its row, which p_tok = 0
-      // keeps in bounds for a spare row, and adds 0), under one uniform branch
-      // on the tensor being given. One branch and one memory wait per score
-      // before: the boundary loop cost 4-6x the interior one (llvm-mca).
+      // QQ-bias (masked tiles), two forms. Batched (kQG = kAcc): the biases of
+      // a score tile's kAcc scores are loaded together, with no branch at all:
+      // a key outside the bias row (before the new tokens or past its width:
+      // one unsigned compare; every key when the tensor is not given, width 0)
+      // reads column 0 of its row (p_tok = 0 keeps a spare row in bounds;
+      // without the tensor, the first word of q: any readable word) and adds
+      // 0, a masked key any value of the row (its score is replaced by -inf
+      // below). Scheduling barriers keep the loads together (in one basic
+      // block with the scores the scheduler spaced them out, one wait each;
+      // under a uniform branch on the tensor the compiler laid the two arms
+      // out with a backward branch in the boundary loop). One load under its
+      // own branch per score (kQQOne): lone prefetching waves (their first
+      // bias wait also waits for the next tile's loads issued before it,
+      // VM_CNT counting in order: batched, 2085 -> 2104 llvm-mca cycles and a
+      // spill) and the generic 4-wave tile (batched: 4-6% more cycles, the
+      // d112 one spilled). Before any batch, one load, branch and wait per
+      // score: the boundary loop cost 4-6x the interior one.
       constexpr bool kQQM = kMasked && kQQ;
-      const bool qq_on = kQQM && p.qq_bias != nullptr;
-      const float* qrow = qq_on ? p.qq_bias + (int64_t)c.p_tok * p.qq_bias_stride : nullptr;
-      // Not in a lone prefetching wave: its first bias wait also waits for the
-      // next tile's loads issued before it (VM_CNT counts in order), so a batch
-      // gains nothing there (llvm-mca 2085 -> 2104 cycles) and spilled a
-      // register. Nor in the generic instance's 4-wave tile (every feature
-      // compiled in): batched, its boundary loops took 4-6% more cycles and
-      // the d112 one spilled. Those load each score's bias under its own branch.
       constexpr bool kQQOne = (kPrefetch && WAVES == 1) || (kAnyBlock && WAVES > 1);
       constexpr int kQG = kQQOne ? 1 : kAcc;
+      const bool qq_on = kQQM && p.qq_bias != nullptr;
+      const float* qrow = qq_on ? p.qq_bias + (int64_t)c.p_tok * p.qq_bias_stride
+                                : kQQOne ? nullptr : static_cast<const float*>(p.q);
+      const uint32_t qq_w = qq_on ? (uint32_t)p.qq_bias_stride : 0u;
+      const auto bias_batch = [&](int st, int r0, float (&qb)[kQG]) {
+        UATTN_UNROLL
+        for (int g = 0; g < kQG; ++g) {
+          const uint32_t jj = (uint32_t)(k0 + key_of(st, r0 + g, c.part) - c.w.ctx);
+          const bool in = jj < qq_w;
+          const float b = qrow[in ? jj : 0u];
+          qb[g] = in ? b : 0.0f;
+        }
+      };
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
         for (int r0 = 0; r0 < kAcc; r0 += kQG) {
-          float qb[kQQM ? kQG : 1];
+          float qb[kQG];
           if constexpr (kQQM && !kQQOne) {
-            if (qq_on) {
-              UATTN_UNROLL
-              for (int g = 0; g < kQG; ++g) {
-                const int jj = k0 + key_of(st, r0 + g, c.part) - c.w.ctx;
-                const bool in = keep_at(st, r0 + g) && jj >= 0 && jj < p.qq_bias_stride;
-                const float b = qrow[in ? jj : 0];
-                qb[g] = in ? b * kLog2e : 0.0f;
-              }
-            } else {
-              UATTN_UNROLL
-              for (int g = 0; g < kQG; ++g) qb[g] = 0.0f;
-            }
+            dl::sched_barrier();
+            bias_batch(st, r0, qb);
+            dl::sched_barrier();
           }
           UATTN_UNROLL
           for (int r = r0; r < r0 + kQG; ++r) {
@@ -621,7 +674,7 @@ struct AttnBodyMfma {
                   if (jj >= 0 && jj < p.qq_bias_stride) v += qrow[jj] * kLog2e;
                 }
               } else if constexpr (kQQM) {
-                v += qb[r - r0];
+                v = __builtin_fmaf(qb[r - r0], kLog2e, v);
               }
               v = keep ? v : kNegInf;
             }
@@ -632,24 +685,67 @@ struct AttnBodyMfma {
     }
     mx = row_max(mx);
     const float m_new = vmax(s.m_i, mx);
-    const float m_use = (kMasked && m_new == kNegInf) ? 0.0f : m_new;
-    const float alpha = dl::exp2(s.m_i - m_use);
-    float sum = 0.0f;
-    UATTN_UNROLL
-    for (int st = 0; st < kST; ++st)
+    // Interior tiles rescale lazily: the wave keeps its rows' running maxima
+    // (and skips the O rescale) while no row's maximum grows by more than
+    // kLazyLog2; the probabilities are then at most 2^kLazyLog2 (f16 / bf16
+    // hold them), and O, the sum and the stored maximum stay consistent. The
+    // branch is laid out as the fall-through (__builtin_expect), so the loop
+    // stays straight-line with one forward branch; in the boundary loops the
+    // same branch made the compiler overlap two loops, so they rescale
+    // every tile (both forms keep the state consistent, in any order).
+    float alpha = 1.0f;
+    const auto rescale = [&] {
+      const float mu = (kMasked && m_new == kNegInf) ? 0.0f : m_new;
+      alpha = dl::exp2(s.m_i - mu);
+      s.m_i = m_new;
+      s.l_i *= alpha;
       UATTN_UNROLL
-      for (int r = 0; r < kAcc; ++r) {
-        const float x = raw ? __builtin_fmaf(sc[st][r], c.qk_log2, -m_use) : sc[st][r] - m_use;
-        sc[st][r] = dl::exp2(x);
-        sum += sc[st][r];
-      }
-    s.l_i = s.l_i * alpha + sum;
-    s.m_i = m_new;
+      for (int dt = 0; dt < (kN16 ? 0 : kDTW); ++dt)
+        UATTN_UNROLL
+        for (int r = 0; r < kAcc; ++r) s.acc[dt][r] *= alpha;
+    };
+    if constexpr (kMasked || !kLazy) {
+      rescale();
+    } else if (__builtin_expect(dl::ballot(!(m_new <= s.m_i + kLazyLog2)) != 0, 1)) {
+      rescale();
+    }
+    const float m_use = (kMasked && s.m_i == kNegInf) ? 0.0f : s.m_i;
+    // x = s * qk_log2 - m in pairs (v_pk_fma_f32), then the exponentials;
+    // the row sum in two halves (v_pk_add_f32). Not in the generic instance
+    // (its one-wave tiles sit at 128 VGPRs: in pairs the fp8 KV d192 one
+    // spilled).
+    float sum2[2] = {0.0f, 0.0f};
+    if constexpr (!kAnyBlock) {
+      UATTN_UNROLL
+      for (int st = 0; st < kST; ++st)
+        UATTN_UNROLL
+        for (int r = 0; r < kAcc; r += 2) {
+          if (raw) {
+            dl::fma2(sc[st][r], sc[st][r + 1], c.qk_log2, -m_use);
+          } else {
+            sc[st][r] -= m_use;
+            sc[st][r + 1] -= m_use;
+          }
+        }
+      UATTN_UNROLL
+      for (int st = 0; st < kST; ++st)
+        UATTN_UNROLL
+        for (int r = 0; r < kAcc; ++r) {
+          sc[st][r] = dl::exp2(sc[st][r]);
+          sum2[r & 1] += sc[st][r];
+        }
+    } else {
+      UATTN_UNROLL
+      for (int st = 0; st < kST; ++st)
+        UATTN_UNROLL
+        for (int r = 0; r < kAcc; ++r) {
+          const float x = raw ? __builtin_fmaf(sc[st][r], c.qk_log2, -m_use) : sc[st][r] - m_use;
+          sc[st][r] = dl::exp2(x);
+          sum2[0] += sc[st][r];
+        }
+    }
+    s.l_i += sum2[0] + sum2[1];
     // 16 rows: each O^T tile is rescaled right before its first P.V step.
-    UATTN_UNROLL
-    for (int dt = 0; dt < (kN16 ? 0 : kDTW); ++dt)
-      UATTN_UNROLL
-      for (int r = 0; r < kAcc; ++r) s.acc[dt][r] *= alpha;
 
     // O^T += V^T P^T, one V^T slice after the other (the first is staged).
     pv(c, s, sc, alpha, buf, 0);
@@ -904,6 +1000,7 @@ struct AttnBodyMfma {
     c.qcol = c.lane % kQW;
     c.part = c.lane / kQW;
     set_row(c, c.qcol);
+    c.wave_rows = kHSplit || c.w.m0 + (int64_t)dl::wave_id() * kQW < c.w.rows_total;
     c.qk = p.softmax_scale * p.k_scale;
     c.qk_log2 = c.qk * kLog2e;
     c.cap_b = c.cap_c = c.cap_e = 0.0f;

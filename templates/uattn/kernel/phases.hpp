@@ -4,7 +4,9 @@
 //
 // Launch contract (every attention body): grid x = floor(num_tokens * qpk / BM)
 // + num_seqs (an upper bound of the per-sequence tile counts; spare workgroups
-// exit), y = num_kv_heads, z = num_segments (3D). A packed row m of a sequence
+// exit), or num_seqs * q_blocks_per_seq where that parameter is set (each
+// sequence's blocks of BM rows, at most ceil(max_seqlen_q * qpk / BM)),
+// y = num_kv_heads, z = num_segments (3D). A packed row m of a sequence
 // is (token m / qpk, query head kv_head * qpk + m % qpk).
 #pragma once
 #include "uattn/kernel/common.hpp"
@@ -24,6 +26,29 @@ struct WorkItem {
   int t0, t1;          // KV tiles of this workgroup (segment), BN keys each
 };
 
+// The sequence of workgroup x and the first packed row m0 of its rows (m0 may
+// be past the sequence's rows: a spare workgroup). q_blocks_per_seq = n > 0:
+// sequence x / n, block x % n. Else (the packed grid) the largest i with
+// tile_start(i) <= x, tile_start(i) = floor(cu_seqlens_q[i] * qpk / BM) + i
+// (strictly increasing), found by binary search over cu_seqlens_q.
+template <int BM>
+UATTN_INLINE int locate_seq(const AttnParams& p, int qpk, int64_t x, int64_t& m0) {
+  const int n = p.q_blocks_per_seq;
+  if (n > 0) {
+    const int sq = (int)((uint32_t)x / (uint32_t)n);
+    m0 = (x - (int64_t)sq * n) * BM;
+    return sq;
+  }
+  int lo = 0, hi = p.num_seqs - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    const int64_t st = (int64_t)p.cu_seqlens_q[mid] * qpk / BM + mid;
+    if (st <= x) lo = mid; else hi = mid - 1;
+  }
+  m0 = (x - ((int64_t)p.cu_seqlens_q[lo] * qpk / BM + lo)) * BM;
+  return lo;
+}
+
 // Phase 1 ("locate the workgroup") and 2 ("KV bounds"). Returns false for a
 // spare workgroup (uniform over the workgroup). Sequence: the largest i with
 // tile_start(i) <= x, tile_start(i) = floor(cu_seqlens_q[i] * qpk / BM) + i
@@ -32,19 +57,12 @@ struct WorkItem {
 template <Path P, int BM, int BN, bool kWin>
 UATTN_INLINE bool locate_work(const AttnParams& p, int qpk, WorkItem& w) {
   const int64_t x = dl::block_id_x();
-  int lo = 0, hi = p.num_seqs - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) >> 1;
-    const int64_t st = (int64_t)p.cu_seqlens_q[mid] * qpk / BM + mid;
-    if (st <= x) lo = mid; else hi = mid - 1;
-  }
-  w.sq = lo;
-  w.q_start = p.cu_seqlens_q[lo];
-  w.q_len = p.cu_seqlens_q[lo + 1] - w.q_start;
-  w.seq_k = p.seqused_k[lo];
+  w.sq = locate_seq<BM>(p, qpk, x, w.m0);
+  w.q_start = p.cu_seqlens_q[w.sq];
+  w.q_len = p.cu_seqlens_q[w.sq + 1] - w.q_start;
+  w.seq_k = p.seqused_k[w.sq];
   w.ctx = w.seq_k - w.q_len;
   w.rows_total = (int64_t)w.q_len * qpk;
-  w.m0 = (x - ((int64_t)w.q_start * qpk / BM + lo)) * BM;
   if (w.m0 >= w.rows_total) return false;
   const int64_t m_last = (w.m0 + BM < w.rows_total ? w.m0 + BM : w.rows_total) - 1;
   w.p_first = (int)(w.m0 / qpk);
