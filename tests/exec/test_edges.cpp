@@ -33,6 +33,15 @@ uattn::testing::ProblemSpec base() {
   return s;
 }
 
+// base() at d128 with 2 KV heads of 8 query heads each.
+uattn::testing::ProblemSpec d128_qpk8() {
+  uattn::testing::ProblemSpec s = base();
+  s.head_size = 128;
+  s.num_kv_heads = 2;
+  s.num_q_heads = 16;
+  return s;
+}
+
 exec::RunResult run(const uattn::testing::ProblemSpec& s, Arch a, ForcePath path, uattn::testing::Problem** keep = nullptr) {
   static std::unique_ptr<uattn::testing::Problem> last;
   last = uattn::testing::make_problem(s, exec::guarded_allocator());
@@ -113,10 +122,7 @@ TEST(Edges, BlocksPerSequenceGrid) {
   int spares = 0;
   for (Arch a : archs())
     for (ForcePath p : {ForcePath::kAuto, ForcePath::k2D, ForcePath::k3D}) {
-      uattn::testing::ProblemSpec s = base();
-      s.head_size = 128;
-      s.num_kv_heads = 2;
-      s.num_q_heads = 16;
+      uattn::testing::ProblemSpec s = d128_qpk8();
       s.seqs = {{1, 300}, {1, 17}, {1, 1}, {1, 129}, {1, 64}};
       exec::RunResult r = run(s, a, p);
       ASSERT_TRUE(r.ok) << to_string(a) << ": " << r.error;
@@ -155,10 +161,7 @@ TEST(Edges, ScoreScalesAroundTheLazyRescale) {
   for (Arch a : archs())
     for (float scale : {1e-3f, 0.0f, 2.0f, 16.0f})
       for (ForcePath p : {ForcePath::k2D, ForcePath::k3D}) {
-        uattn::testing::ProblemSpec s = base();
-        s.head_size = 128;
-        s.num_kv_heads = 2;
-        s.num_q_heads = 16;
+        uattn::testing::ProblemSpec s = d128_qpk8();
         s.softmax_scale = scale;
         s.seqs = {{70, 400}, {1, 900}, {0, 3}, {33, 33}};
         const exec::RunResult r = run(s, a, p);
@@ -167,17 +170,14 @@ TEST(Edges, ScoreScalesAroundTheLazyRescale) {
       }
 }
 
-// QQ-bias rows narrower and wider than the query (the MFMA body clamps a key's
-// bias column into the row and adds 0 outside it): widths 1, 5, the longest
+// QQ-bias rows narrower and wider than the query (the MFMA body's batched
+// bias loads read column 0 for a key outside the row and add 0): widths 1, 5, the longest
 // query, and three times it; prefill behind a prefix, a decode, both paths.
 TEST(Edges, QQBiasWidths) {
   for (Arch a : archs())
     for (int w : {1, 5, 0, 3 * 70})
       for (ForcePath p : {ForcePath::k2D, ForcePath::k3D}) {
-        uattn::testing::ProblemSpec s = base();
-        s.head_size = 128;
-        s.num_kv_heads = 2;
-        s.num_q_heads = 16;
+        uattn::testing::ProblemSpec s = d128_qpk8();
         s.qq_bias = true;
         s.qq_bias_stride = w;  // 0: the longest query (70)
         s.seqs = {{70, 200}, {1, 90}, {17, 17}, {40, 300}};
