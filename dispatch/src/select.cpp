@@ -188,9 +188,12 @@ WorkspaceLayout workspace_layout(int num_tokens, int num_q_heads, int num_segmen
       __builtin_mul_overflow(rows, (uint64_t)head_size, &acc_d) || __builtin_mul_overflow(acc_d, 4u, &acc) ||
       __builtin_mul_overflow(rows, 8u, &tail) || __builtin_add_overflow(acc, tail, &total))
     return w;
+  // A multiple of 16 bytes: a buffer placed to end at a 16-byte boundary
+  // (the CPU-backed device's guard pages) starts on one too.
+  if (__builtin_add_overflow(total, 15u, &total)) return w;
   w.max_offset = acc;
   w.sum_offset = acc + rows * 4u;
-  w.total_bytes = total;
+  w.total_bytes = total & ~(uint64_t)15;
   return w;
 }
 

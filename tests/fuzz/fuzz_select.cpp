@@ -196,8 +196,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       s.reduce.threads == 0 || s.reduce.threads % (uint32_t)red->wave_size != 0 ||
       s.reduce.threads > (uint32_t)(red->waves * red->wave_size) || s.reduce.lds_bytes != red->lds_bytes)
     fail("reduce launch shape", p, o, s);
-  const unsigned __int128 ws = (unsigned __int128)p.num_tokens * (unsigned)p.num_q_heads * (unsigned)s.num_segments *
-                               ((unsigned __int128)p.head_size + 2) * 4u;
-  if (ws != s.workspace_bytes) fail("workspace bytes differ from num_tokens*Hq*segments*(D+2)*4", p, o, s);
+  const unsigned __int128 ws = ((unsigned __int128)p.num_tokens * (unsigned)p.num_q_heads * (unsigned)s.num_segments *
+                                    ((unsigned __int128)p.head_size + 2) * 4u + 15u) / 16u * 16u;
+  if (ws != s.workspace_bytes)
+    fail("workspace bytes differ from num_tokens*Hq*segments*(D+2)*4 rounded up to 16", p, o, s);
   return 0;
 }

@@ -733,6 +733,13 @@ TEST(SelectRefusal, WorkspaceOverflow) {
   const WorkspaceLayout ok = workspace_layout(6, 16, 4, 128);
   EXPECT_EQ(ok.total_bytes, 6u * 16 * 4 * (128 + 2) * 4);
   EXPECT_EQ(ok.sum_offset, 6u * 16 * 4 * (128 + 1) * 4);
+  // An odd row count: 1 row of 16 dims = 64 + 8 bytes, rounded up to 80 (the
+  // 3D epilogue stores 16-byte vectors; a buffer that ends on a 16-byte
+  // boundary then starts on one).
+  const WorkspaceLayout odd = workspace_layout(1, 1, 1, 16);
+  EXPECT_EQ(odd.total_bytes, 80u);
+  EXPECT_EQ(odd.max_offset, 64u);
+  EXPECT_EQ(odd.sum_offset, 68u);
   ProblemDesc p = small_problem();
   p.num_tokens = 2147483647 / 64;
   p.max_seqlen_q = 1;

@@ -146,8 +146,8 @@ class Runtime {
   // object on first use and launches the attention kernel (+ the reduce kernel
   // on the 3D path) on `stream`. Asynchronous: device-side faults surface on the
   // stream. num_seqs == 0 or num_tokens == 0: success, nothing launched, no
-  // device needed. workspace: device memory of workspace_size() bytes (may be
-  // null when that is 0). Errors: kInvalidArgument, kNoDevice, kUnsupportedArch,
+  // device needed. workspace: device memory of workspace_size() bytes, 16-byte
+  // aligned (hipMalloc's are; may be null when the size is 0). Errors: kInvalidArgument, kNoDevice, kUnsupportedArch,
   // kNoInstance, kBundle, kHip (names the HIP call and its error). `opt` out of
   // its ranges (options_error(): a path outside ForcePath, num_segments above
   // kMaxSegments or given with path k2D) and problems the selector refuses as outside the contract

@@ -371,7 +371,7 @@ struct AttnBodyDot2 {
 
   template <bool kAl>
   UATTN_INLINE static void run_rows(const AttnParams& p, char* lds) {
-    const int qpk = p.num_q_heads / p.num_kv_heads;
+    const int qpk = qpk_of(p);
     const int kvh = dl::block_id_y();
     const int64_t x = dl::block_id_x();
     const int seg = (P == Path::k3D) ? dl::block_id_z() : 0;
@@ -830,7 +830,7 @@ struct AttnBodyDot2 {
                       !kQQ && !kAlibi && !kCap && !kSink,
                   "8-wave tile: 2D, d128, a fixed even block size, plain or sliding window");
     constexpr bool kAl = true;  // specialised instances serve rows_aligned problems only
-    const int qpk = p.num_q_heads / p.num_kv_heads;
+    const int qpk = qpk_of(p);
     const int kvh = dl::block_id_y();
     const int64_t x = dl::block_id_x();
 

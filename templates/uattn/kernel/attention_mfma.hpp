@@ -619,7 +619,7 @@ struct AttnBodyMfma {
       // a key outside the bias row (before the new tokens or past its width:
       // one unsigned compare; every key when the tensor is not given, width 0)
       // reads column 0 of its row (p_tok = 0 keeps a spare row in bounds;
-      // without the tensor, the first word of q: any readable word) and adds
+      // without the tensor, cu_seqlens_q[0]: a readable, 4-byte aligned word) and adds
       // 0, a masked key any value of the row (its score is replaced by -inf
       // below). Scheduling barriers keep the loads together (in one basic
       // block with the scores the scheduler spaced them out, one wait each;
@@ -636,7 +636,7 @@ struct AttnBodyMfma {
       constexpr int kQG = kQQOne ? 1 : kAcc;
       const bool qq_on = kQQM && p.qq_bias != nullptr;
       const float* qrow = qq_on ? p.qq_bias + (int64_t)c.p_tok * p.qq_bias_stride
-                                : kQQOne ? nullptr : static_cast<const float*>(p.q);
+                                : kQQOne ? nullptr : reinterpret_cast<const float*>(p.cu_seqlens_q);
       const uint32_t qq_w = qq_on ? (uint32_t)p.qq_bias_stride : 0u;
       const auto bias_batch = [&](int st, int r0, float (&qb)[kQG]) {
         UATTN_UNROLL
@@ -919,8 +919,10 @@ struct AttnBodyMfma {
       else store_row<QT, kAligned>(c, s, inv);
     } else {
       const int64_t row = (c.token * p.num_q_heads + c.head) * p.num_segments + dl::block_id_z();
+      // ws_acc is 16-byte aligned (Runtime::run refuses another workspace;
+      // workspace_layout's sizes are multiples of 16) and its rows are
+      // HEAD * 4 bytes, HEAD % 16 == 0: one 16-byte store per 4 dims.
       float* ws = p.ws_acc + row * HEAD;
-      const bool ws_vec = ((uintptr_t)p.ws_acc & 15u) == 0;  // rows are 16-byte multiples (HEAD % 16 == 0)
       UATTN_UNROLL
       for (int lt = 0; lt < kDTW; ++lt)
         UATTN_UNROLL
@@ -930,13 +932,7 @@ struct AttnBodyMfma {
           dl::vec<float, 4> v;
           UATTN_UNROLL
           for (int e = 0; e < 4; ++e) v[e] = s.acc[lt][4 * g + e] * p.v_scale;
-          float* dst = ws + d_of(dt, g, c.part);
-          if (ws_vec) {
-            dl::stg<4>(dst, v);
-          } else {
-            UATTN_UNROLL
-            for (int e = 0; e < 4; ++e) dst[e] = v[e];
-          }
+          dl::stg<4>(ws + d_of(dt, g, c.part), v);
         }
       if (c.part == 0 && c.wave == 0) { p.ws_max[row] = s.m_i; p.ws_sum[row] = l; }
     }
@@ -945,7 +941,13 @@ struct AttnBodyMfma {
   template <bool kAligned, uint32_t F>
   UATTN_INLINE static void run_aligned(Ctx& c, State& s) {
     const AttnParams& p = *c.p;
-    // Stage Q (MFMA B fragments: 8 consecutive dims of this lane's row).
+    // Stage Q (MFMA B fragments: 8 consecutive dims of this lane's row). A
+    // spare row (past the sequence's rows) reads the row set_row clamps it to,
+    // a real one: rows are independent in S = Q K^T and O = P V, its scores
+    // are masked in boundary tiles and nothing of it is stored (epilogue), so
+    // its Q needs no zeroing (zeroed, each Q load was a masked load with four
+    // moves ahead of it). The generic instance zeroes it still (without, its
+    // one-wave tile loops measured 3-6% more llvm-mca cycles).
     const QT* qrow = static_cast<const QT*>(p.q) + c.token * p.q_stride_token + (int64_t)c.head * p.q_stride_head;
     c.qrow = qrow;
     UATTN_UNROLL
@@ -958,7 +960,7 @@ struct AttnBodyMfma {
         for (int e = 0; e < 8; ++e) v[e] = qrow[kKD * kk + 8 * c.part + e];
       }
       UATTN_UNROLL
-      for (int e = 0; e < 8; ++e) s.qf[kk][e] = c.row_valid ? v[e] : (CT)0.0f;
+      for (int e = 0; e < 8; ++e) s.qf[kk][e] = (kAnyBlock && !c.row_valid) ? (CT)0.0f : v[e];
     }
     tiles<kAligned, F>(c, s);
     if constexpr (kKDirect && ((F & kFeatAlibi) == 0 || kGenOneCopy)) {
@@ -979,17 +981,25 @@ struct AttnBodyMfma {
   // This lane's packed row (query column qcol of its wave): validity, token,
   // query head, causal bound.
   UATTN_INLINE static void set_row(Ctx& c, int qcol) {
-    const int qpk = c.p->num_q_heads / c.p->num_kv_heads;
+    const int qpk = qpk_of(*c.p);
     const int64_t m = c.w.m0 + (kHSplit ? 0 : dl::wave_id() * kQW) + qcol;
     c.row_valid = m < c.w.rows_total;
-    c.p_tok = c.row_valid ? (int)(m / qpk) : 0;
-    c.head = c.kvh * qpk + (c.row_valid ? (int)(m % qpk) : 0);
+    if constexpr (kAnyBlock) {
+      c.p_tok = c.row_valid ? (int)(m / qpk) : 0;
+      c.head = c.kvh * qpk + (c.row_valid ? (int)(m % qpk) : 0);
+    } else {
+      // One division, the remainder by a multiply (not in the generic
+      // instance: its d192 one-wave 3D tile then spilled 2 VGPRs).
+      const int64_t tq = m / qpk;
+      c.p_tok = c.row_valid ? (int)tq : 0;
+      c.head = c.kvh * qpk + (c.row_valid ? (int)(m - tq * qpk) : 0);
+    }
     c.t_abs = c.w.ctx + c.p_tok;
     c.token = (int64_t)c.w.q_start + c.p_tok;
   }
 
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
-    const int qpk = p.num_q_heads / p.num_kv_heads;
+    const int qpk = qpk_of(p);
     Ctx c;
     c.p = &p;
     if (!locate_work<P, BM, BN, kWin>(p, qpk, c.w)) return;  // spare workgroup

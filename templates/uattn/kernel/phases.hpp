@@ -13,6 +13,13 @@
 
 namespace uattn {
 
+// Query heads per KV head (num_q_heads / num_kv_heads; both >= 1 and the one a
+// multiple of the other: validate.cpp), by an unsigned division (the signed
+// one takes the operands' signs apart first).
+UATTN_INLINE int qpk_of(const AttnParams& p) {
+  return (int)((uint32_t)p.num_q_heads / (uint32_t)p.num_kv_heads);
+}
+
 // The packed query rows [m0, m0 + BM) of one sequence and one KV head, and
 // the KV tiles [t0, t1) this workgroup (segment) walks.
 struct WorkItem {
@@ -65,8 +72,10 @@ UATTN_INLINE bool locate_work(const AttnParams& p, int qpk, WorkItem& w) {
   w.rows_total = (int64_t)w.q_len * qpk;
   if (w.m0 >= w.rows_total) return false;
   const int64_t m_last = (w.m0 + BM < w.rows_total ? w.m0 + BM : w.rows_total) - 1;
-  w.p_first = (int)(w.m0 / qpk);
-  w.p_last = (int)(m_last / qpk);
+  // One 64-bit division: m_last - p_first * qpk < qpk + BM fits 32 bits.
+  const int64_t p_first = w.m0 / qpk;
+  w.p_first = (int)p_first;
+  w.p_last = w.p_first + (int)((uint32_t)(m_last - p_first * qpk) / (uint32_t)qpk);
   w.kv_hi = w.ctx + w.p_last + 1;
   w.kv_lo = 0;
   if (kWin && p.window_left >= 0) {
@@ -78,8 +87,8 @@ UATTN_INLINE bool locate_work(const AttnParams& p, int qpk, WorkItem& w) {
   w.t0 = tile_begin;
   w.t1 = tile_end;
   if constexpr (P == Path::k3D) {
-    const int S = p.num_segments;
-    const int tps = (tile_end - tile_begin + S - 1) / S;
+    const int S = p.num_segments;  // >= 1; tile_end >= tile_begin: unsigned division
+    const int tps = (int)((uint32_t)(tile_end - tile_begin + S - 1) / (uint32_t)S);
     w.t0 = tile_begin + dl::block_id_z() * tps;
     if (w.t0 > tile_end) w.t0 = tile_end;
     w.t1 = w.t0 + tps < tile_end ? w.t0 + tps : tile_end;
