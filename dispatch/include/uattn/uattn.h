@@ -122,7 +122,8 @@ uattn_status_t uattn_workspace_size(uattn_runtime_t* rt, const uattn_args_t* arg
 /* Validates, selects an instance for the current HIP device and launches it
  * (plus the reduce kernel on the 3D path) on `stream` (a hipStream_t; NULL = the
  * default stream). Asynchronous; workspace must hold uattn_workspace_size bytes
- * of device memory (may be NULL when that is 0), sharing no memory with a tensor.
+ * of 16-byte aligned device memory (hipMalloc's is; may be NULL when the size is
+ * 0), sharing no memory with a tensor.
  * With args->*_host set, the host copies are checked first (nothing launched on a
  * violation: UATTN_ERR_INVALID_ARGUMENT). With args->index_status set (a checked
  * launch) the call is synchronous: it waits for the stream and returns

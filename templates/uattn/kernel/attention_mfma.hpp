@@ -946,8 +946,10 @@ struct AttnBodyMfma {
     // a real one: rows are independent in S = Q K^T and O = P V, its scores
     // are masked in boundary tiles and nothing of it is stored (epilogue), so
     // its Q needs no zeroing (zeroed, each Q load was a masked load with four
-    // moves ahead of it). The generic instance zeroes it still (without, its
-    // one-wave tile loops measured 3-6% more llvm-mca cycles).
+    // moves ahead of it; the lazy-rescale ballot may then see its scores and
+    // rescale more often, which changes rounding only). The generic instance
+    // zeroes it still (without, its one-wave tile loops measured 3-6% more
+    // llvm-mca cycles).
     const QT* qrow = static_cast<const QT*>(p.q) + c.token * p.q_stride_token + (int64_t)c.head * p.q_stride_head;
     c.qrow = qrow;
     UATTN_UNROLL
