@@ -238,6 +238,37 @@ UATTN_INLINE uint32_t xor_lanes(uint32_t v) {
   else if constexpr (M == 4 || M == 8) return (uint32_t)__builtin_amdgcn_mov_dpp((int)v, 0x160 | M, 0xF, 0xF, true);
   else return (uint32_t)__builtin_amdgcn_permlanex16((int)v, (int)v, 0x76543210, (int)0xfedcba98u, false, false);
 }
+// v combined over the wave's lanes with `op` (commutative; a reduction tree
+// whose stage M combines lanes i and i ^ M, M = 1, 2, ..., wave / 2), every
+// lane receiving the result. No LDS: wave32 (gfx1030) xor_lanes; wave64
+// (gfx950) DPP quad_perm (M = 1, 2), row_half_mirror (4: lane 7 - i of its 8)
+// and row_mirror (8: lane 15 - i of its 16), which after the stages before
+// them hold lane i ^ M's value, then v_permlane16_swap_b32 (16) and
+// v_permlane32_swap_b32 (32) on two copies of v, whose results hold, in each
+// lane, the values of lanes i and i ^ M (AMD CDNA 3 ISA reference guide,
+// "Data-parallel processing (DPP)"; AMD CDNA 4 ISA reference guide,
+// V_PERMLANE16_SWAP_B32 / V_PERMLANE32_SWAP_B32).
+template <class Op>
+UATTN_INLINE float wave_all(float v, Op op) {
+  const auto f = [](uint32_t x) { return bits_as_float(x); };
+#if UATTN_DEVICE_WAVE_SIZE == 32
+  v = op(v, f(xor_lanes<1>(float_as_bits(v))));
+  v = op(v, f(xor_lanes<2>(float_as_bits(v))));
+  v = op(v, f(xor_lanes<4>(float_as_bits(v))));
+  v = op(v, f(xor_lanes<8>(float_as_bits(v))));
+  v = op(v, f(xor_lanes<16>(float_as_bits(v))));
+#else
+  v = op(v, f((uint32_t)__builtin_amdgcn_mov_dpp((int)float_as_bits(v), 0xB1, 0xF, 0xF, true)));
+  v = op(v, f((uint32_t)__builtin_amdgcn_mov_dpp((int)float_as_bits(v), 0x4E, 0xF, 0xF, true)));
+  v = op(v, f((uint32_t)__builtin_amdgcn_mov_dpp((int)float_as_bits(v), 0x141, 0xF, 0xF, true)));
+  v = op(v, f((uint32_t)__builtin_amdgcn_mov_dpp((int)float_as_bits(v), 0x140, 0xF, 0xF, true)));
+  const auto r16 = __builtin_amdgcn_permlane16_swap(float_as_bits(v), float_as_bits(v), false, false);
+  v = op(f(r16[0]), f(r16[1]));
+  const auto r32 = __builtin_amdgcn_permlane32_swap(float_as_bits(v), float_as_bits(v), false, false);
+  v = op(f(r32[0]), f(r32[1]));
+#endif
+  return v;
+}
 // Compiler-only ordering of memory operations (an empty asm with a memory clobber:
 // no instruction): keeps the scheduler from hoisting later loads above it, which
 // bounds the registers held by loads in flight.

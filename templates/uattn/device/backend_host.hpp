@@ -139,6 +139,13 @@ inline uint32_t xor_lanes(uint32_t v) {
   return host::shfl_bits(v, lane_id() ^ M);
 }
 inline uint32_t readlane(uint32_t v, int src) { return host::shfl_bits(v, src); }
+// v combined over the wave's lanes with `op`, stage M combining lanes i and
+// i ^ M (M = 1, 2, ..., wave / 2); every lane receives the result.
+template <class Op>
+inline float wave_all(float v, Op op) {
+  for (int m = 1; m < wave_size(); m *= 2) v = op(v, bits_as_float(host::shfl_bits(float_as_bits(v), lane_id() ^ m)));
+  return v;
+}
 inline float max_nonan(float a, float b) { return a > b ? a : b; }
 inline void pin(float&) {}
 inline void pin(int32_t&) {}

@@ -16,8 +16,9 @@
 // with v_readlane. acc: a lane owns kPer dims (kVec consecutive ones read with
 // one vector load per segment, or d = lane + j * wave), and the acc_s rows are
 // read a chunk of segments at a time with no branch between the loads, so a
-// chunk's loads are in flight together; a segment whose (uniform) weight is 0
-// adds nothing, never 0 x its acc: an empty segment's acc may hold anything.
+// chunk's loads are in flight together, and every segment's acc is weighed
+// with no branch (the segment kernel writes every segment of the rows it
+// serves, zeros where it walks no KV tile: a weight of 0 adds 0).
 // With S <= wave the wave's first chunk (8, 16 or kBig segments, by its
 // count) is loaded with the segments' (m, l), before the reductions: up to
 // kBig segments per wave, a wave waits for memory once. Whole-launch model:
@@ -59,29 +60,29 @@ struct ReduceKernel {
   }
   static constexpr int kBig = big_of(kPer);
 
-  // Max (NaN-propagating, fmaxf_) / sum over the wave's lanes; every lane gets the result.
+  // Max (fmaxf_) / sum over the wave's lanes; every lane gets the result
+  // (dl::wave_all: DPP and lane swaps, no LDS round trip).
   UATTN_INLINE static float wave_max(float v) {
-    for (int x = kWave / 2; x > 0; x /= 2) v = fmaxf_(v, dl::shfl_xor(v, x));
-    return v;
+    return dl::wave_all(v, [](float a, float b) { return fmaxf_(a, b); });
   }
   UATTN_INLINE static float wave_sum(float v) {
-    for (int x = kWave / 2; x > 0; x /= 2) v += dl::shfl_xor(v, x);
-    return v;
+    return dl::wave_all(v, [](float a, float b) { return a + b; });
   }
 
   UATTN_INLINE static int dim_of(int lane, int j) { return kVec > 1 ? kVec * lane + j : lane + j * kWave; }
   UATTN_INLINE static bool dim_on(int lane, int j) { return kWholeRows || dim_of(lane, j) < HEAD; }
 
   // The acc values of N segments from s0 (a segment at or past s1 re-reads
-  // segment s1 - 1, which add() skips; s1 >= 1), no branch between the loads.
-  // kV: one vector load of kVec dims per segment (the workspace aligned to
-  // kVec floats).
-  template <int N, bool kV>
+  // segment s1 - 1, which add() weighs 0; s1 >= 1), no branch between the
+  // loads; one vector load of kVec dims per segment where kVec > 1 (the
+  // workspace is 16-byte aligned: Runtime::run refuses another, and rows are
+  // HEAD * 4 bytes with HEAD % 16 == 0).
+  template <int N>
   UATTN_INLINE static void load(const char* acc, int s0, int s1, int lane, float (&a)[N][kPer]) {
     UATTN_UNROLL
     for (int c = 0; c < N; ++c) {
       const int s = s0 + c < s1 ? s0 + c : s1 - 1;
-      if constexpr (kV && kVec > 1) {
+      if constexpr (kVec > 1) {
         const float* src = reinterpret_cast<const float*>(acc + (uint32_t)(s * HEAD + kVec * lane) * 4u);
         dl::vec<float, kVec> v;
         if (dim_on(lane, 0)) {
@@ -101,30 +102,29 @@ struct ReduceKernel {
       }
     }
   }
-  // o += the weighted sum of N segments' acc values: weight(s) for s < s1. A
-  // segment of weight 0 adds nothing (never 0 x its acc: an empty segment's
-  // acc may hold anything); the weights are uniform over the wave.
+  // o += the weighted sum of N segments' acc values: weight(s) for s < s1, 0
+  // for the re-read ones past it (a uniform scalar select, no branch). Every
+  // segment's acc is finite where its inputs are: the segment kernel writes
+  // every (row, segment) of the rows it serves, zeros where it walks no KV
+  // tile (attention_mfma.hpp / attention_dot2.hpp epilogues), so a weight of 0
+  // adds 0.
   template <int N, class W>
   UATTN_INLINE static void add(int s0, int s1, const float (&a)[N][kPer], W weight, float (&o)[kPer]) {
     UATTN_UNROLL
     for (int c = 0; c < N; ++c) {
-      if (s0 + c < s1) {
-        const float w = weight(s0 + c);
-        if (w != 0.0f) {
-          UATTN_UNROLL
-          for (int j = 0; j < kPer; ++j) o[j] = __builtin_fmaf(w, a[c][j], o[j]);
-        }
-      }
+      const float w = s0 + c < s1 ? weight(s0 + c < s1 ? s0 + c : s1 - 1) : 0.0f;
+      UATTN_UNROLL
+      for (int j = 0; j < kPer; ++j) o[j] = __builtin_fmaf(w, a[c][j], o[j]);
     }
   }
   // S <= wave: lane s holds segment s's (m, l). The first N of this wave's
   // segments [s0, s1) have their acc loads go out before the wave reductions
   // of M and L; the rest follow N at a time. Returns 1 / L (0 where L == 0).
-  template <int N, bool kV>
+  template <int N>
   UATTN_INLINE static float small(const char* acc, int S, int s0, int s1, int lane, float m_lane, float l_lane,
                                   float (&o)[kPer]) {
     float a[N][kPer];
-    load<N, kV>(acc, s0, s1, lane, a);
+    load<N>(acc, s0, s1, lane, a);
     const float M = wave_max(m_lane);
     const float Mu = (M == kNegInf) ? 0.0f : M;
     const float w_lane = lane < S ? dl::exp2(m_lane - Mu) : 0.0f;
@@ -133,7 +133,7 @@ struct ReduceKernel {
     const auto from_lane = [&](int s) { return dl::bits_as_float(dl::readlane(dl::float_as_bits(w_lane), s)); };
     add<N>(s0, s1, a, from_lane, o);
     for (int c = s0 + N; c < s1; c += N) {
-      load<N, kV>(acc, c, s1, lane, a);
+      load<N>(acc, c, s1, lane, a);
       add<N>(c, s1, a, from_lane, o);
     }
     return L > 0.0f ? 1.0f / L : 0.0f;
@@ -142,7 +142,6 @@ struct ReduceKernel {
   // This wave's share (segments [s0, s1), s0 < s1 <= S or s0 = s1 = S) of
   // the output row of (token, head) into o (unscaled); returns 1 / L over
   // all S segments.
-  template <bool kV>
   UATTN_INLINE static float combine(const AttnParams& p, int64_t row, int S, int s0, int s1, int lane,
                                     float (&o)[kPer]) {
     // This wave's acc rows: segment s, dim d at byte (s * HEAD + d) * 4 of `acc`
@@ -156,10 +155,10 @@ struct ReduceKernel {
       const float m_lane = on ? p.ws_max[row + lane] : kNegInf;
       const float l_lane = on ? p.ws_sum[row + lane] : 0.0f;
       const int n = s1 - s0;
-      if (n <= kChunk || kBig == kChunk) return small<kChunk, kV>(acc, S, s0, s1, lane, m_lane, l_lane, o);
+      if (n <= kChunk || kBig == kChunk) return small<kChunk>(acc, S, s0, s1, lane, m_lane, l_lane, o);
       if (n <= 2 * kChunk || kBig == 2 * kChunk)
-        return small<2 * kChunk, kV>(acc, S, s0, s1, lane, m_lane, l_lane, o);
-      return small<kBig, kV>(acc, S, s0, s1, lane, m_lane, l_lane, o);
+        return small<2 * kChunk>(acc, S, s0, s1, lane, m_lane, l_lane, o);
+      return small<kBig>(acc, S, s0, s1, lane, m_lane, l_lane, o);
     }
     float M = kNegInf;
     for (int s = lane; s < S; s += kWave) M = fmaxf_(M, p.ws_max[row + s]);
@@ -171,7 +170,7 @@ struct ReduceKernel {
     const auto from_max = [&](int s) { return dl::exp2(p.ws_max[row + s] - Mu); };
     for (int c = s0; c < s1; c += kChunk) {
       float a[kChunk][kPer];
-      load<kChunk, kV>(acc, c, s1, lane, a);
+      load<kChunk>(acc, c, s1, lane, a);
       add<kChunk>(c, s1, a, from_max, o);
     }
     return L > 0.0f ? 1.0f / L : 0.0f;
@@ -190,16 +189,13 @@ struct ReduceKernel {
     const int waves = kWaves > 1 ? (int)dl::readfirstlane((uint32_t)(dl::block_threads() / kWave)) : 1;
     const int wave = kWaves > 1 ? dl::wave_id() : 0;
     const int64_t row = (token * p.num_q_heads + head) * S;
-    const int per = (S + waves - 1) / waves;
+    const int per = (int)((uint32_t)(S + waves - 1) / (uint32_t)waves);
     const int s0 = wave * per < S ? wave * per : S;
     const int s1 = s0 + per < S ? s0 + per : S;
     float o[kPer];
     UATTN_UNROLL
     for (int j = 0; j < kPer; ++j) o[j] = 0.0f;
-    // Vector loads where the workspace allows them (rows are HEAD * 4 bytes,
-    // HEAD % 16 == 0, so the base decides).
-    const bool vec_ok = kVec > 1 && ((uintptr_t)p.ws_acc % (uintptr_t)(4 * kVec)) == 0;
-    const float inv = vec_ok ? combine<true>(p, row, S, s0, s1, lane, o) : combine<false>(p, row, S, s0, s1, lane, o);
+    const float inv = combine(p, row, S, s0, s1, lane, o);
     if (kWaves == 1 || waves == 1) {
       UATTN_UNROLL
       for (int j = 0; j < kPer; ++j)
@@ -218,8 +214,14 @@ struct ReduceKernel {
       }
       dl::barrier();
       for (int d = dl::thread_id(); d < HEAD; d += waves * kWave) {
-        float v = part.ld((uint32_t)d);
-        for (int w = 1; w < waves; ++w) v += part.ld((uint32_t)(w * HEAD + d));
+        // The kWaves partial values of dim d read together (a wave past the
+        // launch's re-reads the last one and adds 0), then summed in wave order.
+        float x[kWaves];
+        UATTN_UNROLL
+        for (int w = 0; w < kWaves; ++w) x[w] = part.ld((uint32_t)((w < waves ? w : waves - 1) * HEAD + d));
+        float v = x[0];
+        UATTN_UNROLL
+        for (int w = 1; w < kWaves; ++w) v += w < waves ? x[w] : 0.0f;
         store_out(p, token, head, d, v * inv);
       }
     }
