@@ -238,7 +238,8 @@ UATTN_INLINE uint32_t xor_lanes(uint32_t v) {
   else if constexpr (M == 4 || M == 8) return (uint32_t)__builtin_amdgcn_mov_dpp((int)v, 0x160 | M, 0xF, 0xF, true);
   else return (uint32_t)__builtin_amdgcn_permlanex16((int)v, (int)v, 0x76543210, (int)0xfedcba98u, false, false);
 }
-// v combined over the wave's lanes with `op` (commutative; a reduction tree
+// v combined over the wave's lanes with `op` (commutative but for NaN / signed
+// zeros, where lanes may then differ, as with fmaxf_ (a > b ? a : b); a reduction tree
 // whose stage M combines lanes i and i ^ M, M = 1, 2, ..., wave / 2), every
 // lane receiving the result. No LDS: wave32 (gfx1030) xor_lanes; wave64
 // (gfx950) DPP quad_perm (M = 1, 2), row_half_mirror (4: lane 7 - i of its 8)

@@ -46,8 +46,8 @@ struct ReduceKernel {
   static constexpr int kPer = (HEAD + kWave - 1) / kWave;     // d values per lane
   static constexpr bool kWholeRows = HEAD % kWave == 0;       // every lane owns kPer of them
   // A lane's kPer dims are consecutive where kPer is 1, 2 or 4 (dims
-  // [kVec lane, kVec lane + kVec), one global_load_dword{,x2,x4} per segment
-  // when the workspace is aligned to it), else lane + j * wave (kVec = 1).
+  // [kVec lane, kVec lane + kVec), one global_load_dword{,x2,x4} per segment:
+  // the workspace is 16-byte aligned), else lane + j * wave (kVec = 1).
   static constexpr int kVec = (kPer == 1 || kPer == 2 || kPer == 4) ? kPer : 1;
   static constexpr int kChunk = 8;                            // segments whose acc loads are in flight together
   // S <= wave: up to kBig segments' acc loads in flight with the (m, l) loads,
