@@ -112,6 +112,8 @@ struct ReduceKernel {
   UATTN_INLINE static void add(int s0, int s1, const float (&a)[N][kPer], W weight, float (&o)[kPer]) {
     UATTN_UNROLL
     for (int c = 0; c < N; ++c) {
+      // weight() gets an index inside [s0, s1) for every c, so it can be
+      // evaluated unconditionally (no branch around the readlane / load).
       const float w = s0 + c < s1 ? weight(s0 + c < s1 ? s0 + c : s1 - 1) : 0.0f;
       UATTN_UNROLL
       for (int j = 0; j < kPer; ++j) o[j] = __builtin_fmaf(w, a[c][j], o[j]);
