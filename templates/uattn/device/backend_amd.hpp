@@ -285,6 +285,40 @@ UATTN_INLINE float max_nonan(float a, float b) { return __builtin_amdgcn_fmed3f(
 // for selectors 0-7 (0x0C gives 0x00; other selectors are not used here).
 UATTN_INLINE uint32_t perm(uint32_t hi, uint32_t lo, uint32_t sel) { return __builtin_amdgcn_perm(hi, lo, sel); }
 // v_readlane_b32: every lane receives v of lane `src` (a wave-uniform index).
+// Unsigned 32-bit division by a divisor used several times (d >= 1): its
+// reciprocal estimate once (udiv_rcp), then each quotient by a multiply-high and
+// two corrections (udiv). The expansion LLVM's AMDGPU back end emits for one
+// 32-bit unsigned division (AMDGPUCodeGenPrepare, expandDivRem32): z ~ 2^32 / d
+// from v_rcp_f32 scaled by 4294966784.0f (2^32 - 512), one Newton-Raphson step
+// z += mulhi(z, -d z); q = mulhi(n, z) is then short of n / d by at most 2.
+UATTN_INLINE uint32_t mulhi_u32(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
+UATTN_INLINE uint32_t udiv_rcp(uint32_t d) {
+  const float f = __builtin_amdgcn_rcpf((float)d);
+  uint32_t z = (uint32_t)(f * 4294966784.0f);
+  z += mulhi_u32(z, (0u - d) * z);
+  return z;
+}
+UATTN_INLINE uint32_t udiv(uint32_t n, uint32_t d, uint32_t z) {
+  uint32_t q = mulhi_u32(n, z);
+  uint32_t r = n - q * d;
+  if (r >= d) { ++q; r -= d; }
+  if (r >= d) ++q;
+  return q;
+}
+// udiv for wave-uniform operands (SGPRs): the corrections as s_cselect. (Left
+// to the compiler, q + (r >= d) becomes a v_cndmask and a v_readfirstlane per
+// correction; the opaque q + 1 keeps the selects.)
+UATTN_INLINE uint32_t udiv_uniform(uint32_t n, uint32_t d, uint32_t z) {
+  uint32_t q = mulhi_u32(n, z);
+  uint32_t r = n - q * d;
+  uint32_t q1 = q + 1u, r1 = r - d;
+  __asm__("" : "+s"(q1), "+s"(r1));
+  q = r >= d ? q1 : q;
+  r = r >= d ? r1 : r;
+  q1 = q + 1u;
+  __asm__("" : "+s"(q1));
+  return r >= d ? q1 : q;
+}
 UATTN_INLINE uint32_t readlane(uint32_t v, int src) { return (uint32_t)__builtin_amdgcn_readlane((int)v, src); }
 
 typedef _Float16 h2_t __attribute__((ext_vector_type(2)));

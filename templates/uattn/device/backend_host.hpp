@@ -36,6 +36,12 @@ float exp2(float x);
 [[noreturn]] void misaligned(const void* p, uint32_t bytes, uint32_t align, bool write);
 }  // namespace host
 
+// Unsigned 32-bit division by a divisor used several times (backend_amd.hpp
+// computes a reciprocal estimate once; here the division itself).
+inline uint32_t udiv_rcp(uint32_t) { return 0u; }
+inline uint32_t udiv(uint32_t n, uint32_t d, uint32_t) { return n / d; }
+inline uint32_t udiv_uniform(uint32_t n, uint32_t d, uint32_t) { return n / d; }
+
 inline int wave_size() { return host::wave_size(); }
 inline int thread_id() { return host::thread_id(); }
 inline int lane_id() { return thread_id() % wave_size(); }

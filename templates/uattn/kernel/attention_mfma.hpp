@@ -166,6 +166,10 @@ struct AttnBodyMfma {
   static constexpr int kVGroup = T.v_group;  // V^T fragments in flight per scheduling group (16-row tiles)
   static constexpr int kWavesPerEU = T.waves_per_eu;  // waves per SIMD the register allocation must allow (amdgpu_waves_per_eu)
   static constexpr bool kPrefetch = T.prefetch;  // the next KV tile is loaded into registers while this one computes
+  // The first KV tile apart (compute<..., kFirst>): the one-wave prefetching
+  // tiles. (In the 4-wave d128 prefill tile the second copy of the tile body
+  // spilled at 4 waves per SIMD.)
+  static constexpr bool kPeel = kPrefetch && WAVES == 1;
   using CT = QT;  // LDS / MFMA dtype; fp8 KV is widened exactly into it
   // One staged chunk as loaded: 8 elements of KVT (16 bytes, or 8 for fp8).
   using Raw = dl::vec<uint32_t, kFp8 ? 2 : 4>;
@@ -259,6 +263,7 @@ struct AttnBodyMfma {
     WorkItem w;
     int kvh, lane, part, qcol, tid;
     int wave;                 // head split: this wave's half of the head (0 elsewhere; uniform)
+    UDiv qd;                  // division by qpk
     bool row_valid;
     bool wave_rows;           // this wave holds a valid row (uniform; the head split: every wave)
     int p_tok, head, t_abs;
@@ -482,7 +487,10 @@ struct AttnBodyMfma {
   }
 
   // ---- scores, online softmax, P.V for one staged tile ----------------------
-  template <bool kAligned, bool kMasked, uint32_t F>
+  // kFirst: the workgroup's first tile (prefetching tiles): the accumulators
+  // hold nothing yet, so they are neither read nor rescaled (the first P.V
+  // step of each O^T tile starts from 0), and the running maximum is replaced.
+  template <bool kAligned, bool kMasked, uint32_t F, bool kFirst = false>
   UATTN_INLINE static void compute(const Ctx& c, State& s, int tile, int buf) {
     constexpr bool kCap = (F & kFeatSoftcap) != 0;
     constexpr bool kAlibi = (F & kFeatAlibi) != 0;
@@ -700,11 +708,11 @@ struct AttnBodyMfma {
       s.m_i = m_new;
       s.l_i *= alpha;
       UATTN_UNROLL
-      for (int dt = 0; dt < (kN16 ? 0 : kDTW); ++dt)
+      for (int dt = 0; dt < (kN16 || kFirst ? 0 : kDTW); ++dt)
         UATTN_UNROLL
         for (int r = 0; r < kAcc; ++r) s.acc[dt][r] *= alpha;
     };
-    if constexpr (kMasked || !kLazy) {
+    if constexpr (kMasked || !kLazy || kFirst) {
       rescale();
     } else if (__builtin_expect(dl::ballot(!(m_new <= s.m_i + kLazyLog2)) != 0, 1)) {
       rescale();
@@ -748,19 +756,21 @@ struct AttnBodyMfma {
     // 16 rows: each O^T tile is rescaled right before its first P.V step.
 
     // O^T += V^T P^T, one V^T slice after the other (the first is staged).
-    pv(c, s, sc, alpha, buf, 0);
+    pv<kFirst>(c, s, sc, alpha, buf, 0);
     UATTN_UNROLL
     for (int vs = 1; vs < kVS; ++vs) {
       dl::barrier();
       stage_direct<kAligned, kMasked>(c, s, tile, buf, vs);
       dl::barrier();
-      pv(c, s, sc, alpha, buf, vs);
+      pv<kFirst>(c, s, sc, alpha, buf, vs);
     }
   }
 
   // O^T tiles of V^T slice vs += V^T P^T, kKD keys per step: this lane's B
   // operand is 8 consecutive keys, 8 part + kKD ks (key_of), of its row. 16
   // rows: each O^T tile is rescaled by alpha right before its first step.
+  // kFirst: the first step of each O^T tile starts from 0 (compute).
+  template <bool kFirst>
   UATTN_INLINE static void pv(const Ctx& c, State& s, const float (&sc)[kST][kAcc], float alpha, int buf, int vs) {
     const uint32_t base = (uint32_t)buf * kStageElems * 2u;
     const dl::Lds<CT> v_lds{c.lds, base + kKElems * 2u, (uint32_t)(kVH * kVRow)};
@@ -782,7 +792,8 @@ struct AttnBodyMfma {
         }
         dl::vec<float, kAcc> o;
         UATTN_UNROLL
-        for (int r = 0; r < kAcc; ++r) o[r] = (kN16 && ks == 0) ? s.acc[lt][r] * alpha : s.acc[lt][r];
+        for (int r = 0; r < kAcc; ++r)
+          o[r] = (kFirst && ks == 0) ? 0.0f : (kN16 && ks == 0) ? s.acc[lt][r] * alpha : s.acc[lt][r];
         mma(vf, pf, o);
         UATTN_UNROLL
         for (int r = 0; r < kAcc; ++r) s.acc[lt][r] = o[r];
@@ -791,6 +802,13 @@ struct AttnBodyMfma {
         if (kN16 && lt % kVGroup == kVGroup - 1) dl::sched_barrier();
       }
     }
+  }
+
+  UATTN_INLINE static void zero_acc(State& s) {
+    UATTN_UNROLL
+    for (int dt = 0; dt < kDTW; ++dt)
+      UATTN_UNROLL
+      for (int r = 0; r < kAcc; ++r) s.acc[dt][r] = 0.0f;
   }
 
   // ---- the tile loops --------------------------------------------------------
@@ -804,12 +822,16 @@ struct AttnBodyMfma {
     const int nb_lo = f0 - c.w.t0;                 // boundary tiles before the interior
     const int nm = nb_lo + (c.w.t1 - f1);          // boundary tiles
     const int n = nm + (f1 - f0);                  // all tiles
+    // The accumulators start at 0; the one-wave prefetching tiles write them
+    // in their first tile instead (kPeel: compute<..., kFirst>; run_aligned
+    // handles a workgroup without tiles).
+    if constexpr (!kPeel) zero_acc(s);
     if (n <= 0) return;
     const auto tile_at = [&](int i) {
       return i < nb_lo ? c.w.t0 + i : (i < nm ? f1 + (i - nb_lo) : f0 + (i - nm));
     };
     int buf = 0;
-    if constexpr (kPrefetch) {
+    if constexpr (kPrefetch && !kPeel) {
       stage_load<kAligned, true>(c, s, tile_at(0));
       _Pragma("unroll 1")
       for (int i = 0; i < nm; ++i) {
@@ -822,6 +844,39 @@ struct AttnBodyMfma {
       }
       _Pragma("unroll 1")
       for (int i = nm; i < n; ++i) {
+        stage_store(c, s, buf);
+        dl::barrier();
+        if (i + 1 < n) stage_load<kAligned, false>(c, s, f0 + (i + 1 - nm));
+        compute<kAligned, false, F>(c, s, f0 + (i - nm), buf);
+        if constexpr (kStages == 1) dl::barrier();
+        if constexpr (kStages == 2) buf ^= 1;
+      }
+    } else if constexpr (kPeel) {
+      // The first tile apart (kFirst), masked and clamped only where it is a
+      // boundary tile; a one-tile workgroup (a 3D decode segment) runs it alone.
+      if (nm > 0) stage_load<kAligned, true>(c, s, tile_at(0));
+      else stage_load<kAligned, false>(c, s, tile_at(0));
+      stage_store(c, s, buf);
+      dl::barrier();
+      if (1 < n) {
+        if (1 < nm) stage_load<kAligned, true>(c, s, tile_at(1));
+        else stage_load<kAligned, false>(c, s, tile_at(1));
+      }
+      if (nm > 0) compute<kAligned, true, F, true>(c, s, tile_at(0), buf);
+      else compute<kAligned, false, F, true>(c, s, tile_at(0), buf);
+      if constexpr (kStages == 1) dl::barrier();
+      if constexpr (kStages == 2) buf ^= 1;
+      _Pragma("unroll 1")
+      for (int i = 1; i < nm; ++i) {
+        stage_store(c, s, buf);
+        dl::barrier();
+        if (i + 1 < n) stage_load<kAligned, true>(c, s, tile_at(i + 1));
+        compute<kAligned, true, F>(c, s, tile_at(i), buf);
+        if constexpr (kStages == 1) dl::barrier();
+        if constexpr (kStages == 2) buf ^= 1;
+      }
+      _Pragma("unroll 1")
+      for (int i = nm > 1 ? nm : 1; i < n; ++i) {
         stage_store(c, s, buf);
         dl::barrier();
         if (i + 1 < n) stage_load<kAligned, false>(c, s, f0 + (i + 1 - nm));
@@ -913,8 +968,10 @@ struct AttnBodyMfma {
     const AttnParams& p = *c.p;
     const float l = row_sum(s.l_i);
     if (!c.row_valid) return;
+    // 16-bit KV: v_scale is 1 (dispatch/src/validate.cpp, rule_scalars).
+    const float vsc = kFp8 ? p.v_scale : 1.0f;
     if constexpr (P == Path::k2D) {
-      const float inv = l > 0.0f ? p.v_scale / l : 0.0f;
+      const float inv = l > 0.0f ? vsc / l : 0.0f;
       if (p.out_dtype == (int32_t)DType::fp8e4m3) store_row<dl::fp8e4m3, kAligned>(c, s, inv);
       else store_row<QT, kAligned>(c, s, inv);
     } else {
@@ -923,6 +980,8 @@ struct AttnBodyMfma {
       // workspace_layout's sizes are multiples of 16) and its rows are
       // HEAD * 4 bytes, HEAD % 16 == 0: one 16-byte store per 4 dims.
       float* ws = p.ws_acc + row * HEAD;
+      // 16-bit KV (vsc 1): the accumulators are stored as they are, with no
+      // multiply.
       UATTN_UNROLL
       for (int lt = 0; lt < kDTW; ++lt)
         UATTN_UNROLL
@@ -931,7 +990,7 @@ struct AttnBodyMfma {
           if (!kHSplit && d_of(dt, g, 0) >= HEAD) continue;
           dl::vec<float, 4> v;
           UATTN_UNROLL
-          for (int e = 0; e < 4; ++e) v[e] = s.acc[lt][4 * g + e] * p.v_scale;
+          for (int e = 0; e < 4; ++e) v[e] = s.acc[lt][4 * g + e] * vsc;
           dl::stg<4>(ws + d_of(dt, g, c.part), v);
         }
       if (c.part == 0 && c.wave == 0) { p.ws_max[row] = s.m_i; p.ws_sum[row] = l; }
@@ -964,6 +1023,20 @@ struct AttnBodyMfma {
       UATTN_UNROLL
       for (int e = 0; e < 8; ++e) s.qf[kk][e] = (kAnyBlock && !c.row_valid) ? (CT)0.0f : v[e];
     }
+    if constexpr (kPeel) {
+      // No KV tile (a 3D segment past its sequence's tiles): the zero row,
+      // stored apart, so that no path merges zeros into the accumulators the
+      // first tile writes (the compiler then zeroed them ahead of every tile).
+      if (c.w.t1 <= c.w.t0) {
+        zero_acc(s);
+        epilogue<kAligned>(c, s);
+        // Ends this path with an instruction the other lacks: otherwise the
+        // compiler sinks the two paths' stores into one, and the merge copies
+        // the accumulators out of the AGPRs ahead of it.
+        dl::sched_barrier();
+        return;
+      }
+    }
     tiles<kAligned, F>(c, s);
     if constexpr (kKDirect && ((F & kFeatAlibi) == 0 || kGenOneCopy)) {
       // The row's identity again, from a lane id the compiler cannot reuse
@@ -983,18 +1056,21 @@ struct AttnBodyMfma {
   // This lane's packed row (query column qcol of its wave): validity, token,
   // query head, causal bound.
   UATTN_INLINE static void set_row(Ctx& c, int qcol) {
-    const int qpk = qpk_of(*c.p);
-    const int64_t m = c.w.m0 + (kHSplit ? 0 : dl::wave_id() * kQW) + qcol;
-    c.row_valid = m < c.w.rows_total;
+    const int qpk = (int)c.qd.d;
+    const int mw = (kHSplit ? 0 : dl::wave_id() * kQW) + qcol;  // row within the workgroup
+    c.row_valid = c.w.m0 + mw < c.w.rows_total;
+    // Row m0 + mw relative to the workgroup's first token p_first: below
+    // qpk + BM, so one 32-bit division by qpk (c.qd) gives token and head.
+    const uint32_t rel = (uint32_t)(c.w.m0 - (int64_t)c.w.p_first * qpk) + (uint32_t)mw;
     if constexpr (kAnyBlock) {
-      c.p_tok = c.row_valid ? (int)(m / qpk) : 0;
-      c.head = c.kvh * qpk + (c.row_valid ? (int)(m % qpk) : 0);
+      c.p_tok = c.row_valid ? c.w.p_first + (int)c.qd.div(rel) : 0;
+      c.head = c.kvh * qpk + (c.row_valid ? (int)(rel % (uint32_t)qpk) : 0);
     } else {
       // One division, the remainder by a multiply (not in the generic
       // instance: its d192 one-wave 3D tile then spilled 2 VGPRs).
-      const int64_t tq = m / qpk;
-      c.p_tok = c.row_valid ? (int)tq : 0;
-      c.head = c.kvh * qpk + (c.row_valid ? (int)(m - tq * qpk) : 0);
+      const uint32_t tq = c.qd.div(rel);
+      c.p_tok = c.row_valid ? c.w.p_first + (int)tq : 0;
+      c.head = c.kvh * qpk + (c.row_valid ? (int)(rel - tq * (uint32_t)qpk) : 0);
     }
     c.t_abs = c.w.ctx + c.p_tok;
     c.token = (int64_t)c.w.q_start + c.p_tok;
@@ -1004,7 +1080,8 @@ struct AttnBodyMfma {
     const int qpk = qpk_of(p);
     Ctx c;
     c.p = &p;
-    if (!locate_work<P, BM, BN, kWin>(p, qpk, c.w)) return;  // spare workgroup
+    c.qd = UDiv((uint32_t)qpk);
+    if (!locate_work<P, BM, BN, kWin>(p, qpk, c.qd, c.w)) return;  // spare workgroup
     c.kvh = dl::block_id_y();
     c.tid = dl::thread_id();
     c.wave = kHSplit ? dl::wave_id() : 0;
@@ -1035,10 +1112,6 @@ struct AttnBodyMfma {
         s.l_i = c.part == 0 ? 1.0f : 0.0f;  // the row sum is split over the row's lanes
       }
     }
-    UATTN_UNROLL
-    for (int dt = 0; dt < kDTW; ++dt)
-      UATTN_UNROLL
-      for (int r = 0; r < kAcc; ++r) s.acc[dt][r] = 0.0f;
 
     if constexpr (kGenOneCopy) {
       run_aligned<false, FEATS>(c, s);  // every problem, aligned or not (kGenOneCopy)

@@ -20,6 +20,17 @@ UATTN_INLINE int qpk_of(const AttnParams& p) {
   return (int)((uint32_t)p.num_q_heads / (uint32_t)p.num_kv_heads);
 }
 
+// n / d for 0 <= n < 2^32 and 1 <= d < 2^32, d used for several quotients
+// (qpk): the reciprocal estimate is computed once (dl::udiv_rcp).
+struct UDiv {
+  uint32_t d, z;
+  UDiv() = default;
+  UATTN_INLINE explicit UDiv(uint32_t dd) : d(dd), z(dl::udiv_rcp(dd)) {}
+  UATTN_INLINE uint32_t div(uint32_t n) const { return dl::udiv(n, d, z); }
+  // n wave-uniform (held in an SGPR).
+  UATTN_INLINE uint32_t div_uniform(uint32_t n) const { return dl::udiv_uniform(n, d, z); }
+};
+
 // The packed query rows [m0, m0 + BM) of one sequence and one KV head, and
 // the KV tiles [t0, t1) this workgroup (segment) walks.
 struct WorkItem {
@@ -42,7 +53,8 @@ template <int BM>
 UATTN_INLINE int locate_seq(const AttnParams& p, int qpk, int64_t x, int64_t& m0) {
   const int n = p.q_blocks_per_seq;
   if (n > 0) {
-    const int sq = (int)((uint32_t)x / (uint32_t)n);
+    // One block per sequence (decodes) needs no division.
+    const int sq = n == 1 ? (int)x : (int)((uint32_t)x / (uint32_t)n);
     m0 = (x - (int64_t)sq * n) * BM;
     return sq;
   }
@@ -62,7 +74,7 @@ UATTN_INLINE int locate_seq(const AttnParams& p, int qpk, int64_t x, int64_t& m0
 // (strictly increasing). 3D: segment z takes tiles [t0 + z * tps, ...) with
 // tps = ceil(tiles / num_segments).
 template <Path P, int BM, int BN, bool kWin>
-UATTN_INLINE bool locate_work(const AttnParams& p, int qpk, WorkItem& w) {
+UATTN_INLINE bool locate_work(const AttnParams& p, int qpk, const UDiv& qd, WorkItem& w) {
   const int64_t x = dl::block_id_x();
   w.sq = locate_seq<BM>(p, qpk, x, w.m0);
   w.q_start = p.cu_seqlens_q[w.sq];
@@ -72,10 +84,11 @@ UATTN_INLINE bool locate_work(const AttnParams& p, int qpk, WorkItem& w) {
   w.rows_total = (int64_t)w.q_len * qpk;
   if (w.m0 >= w.rows_total) return false;
   const int64_t m_last = (w.m0 + BM < w.rows_total ? w.m0 + BM : w.rows_total) - 1;
-  // One 64-bit division: m_last - p_first * qpk < qpk + BM fits 32 bits.
-  const int64_t p_first = w.m0 / qpk;
+  // m0 / qpk (a 64-bit division only past 2^32 rows); m_last - p_first * qpk
+  // < qpk + BM fits 32 bits.
+  const int64_t p_first = ((uint64_t)w.m0 >> 32) == 0 ? (int64_t)qd.div_uniform((uint32_t)w.m0) : w.m0 / qpk;
   w.p_first = (int)p_first;
-  w.p_last = w.p_first + (int)((uint32_t)(m_last - p_first * qpk) / (uint32_t)qpk);
+  w.p_last = w.p_first + (int)qd.div_uniform((uint32_t)(m_last - p_first * qpk));
   w.kv_hi = w.ctx + w.p_last + 1;
   w.kv_lo = 0;
   if (kWin && p.window_left >= 0) {
