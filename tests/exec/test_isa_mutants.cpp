@@ -7,8 +7,8 @@
 //   WaitcntBeforeBarrierRemoved  the s_waitcnt lgkmcnt(0) before an s_barrier of
 //                     a multi-wave instance becomes s_nop 0 (LDS accesses left
 //                     outstanding across the barrier);
-//   MfmaSourcesSwapped  the SRC0 / SRC1 fields of one v_mfma are exchanged
-//                     (gfx950 only: gfx1030 has no MFMA);
+//   MfmaSourcesSwapped  the SRC0 / SRC1 fields of one v_mfma the problem
+//                     executes are exchanged (gfx950 only: gfx1030 has no MFMA);
 //   LdsShrunk         the kernel descriptor's GROUP_SEGMENT_FIXED_SIZE halved
 //                     (refused by the loader), then the metadata's too (an LDS
 //                     access beyond the allocation);
@@ -26,6 +26,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ constexpr uint32_t kSNop0 = 0xBF800000u;
 struct Mutant {
   std::string kernel;   // the instance mutated
   std::string what;     // the instruction / field changed
+  uint64_t addr = 0;    // the instruction's address
   std::shared_ptr<emu::CodeObject> co;
 };
 
@@ -58,11 +60,15 @@ std::vector<std::string> ci_instances(Arch a) {
 }
 
 // The first instance of the ci subset (2D, `a`) with an instruction `pick`
-// accepts; the mutation `patch` applied to the ELF bytes there.
+// accepts; the mutation `patch` applied to the ELF bytes there. `executed_only`:
+// only an instruction the unmutated run of the instance on its problem
+// executes (the emulator's profile; a kernel may hold code the problem does
+// not reach, such as the lone-wave tiles' first-tile copies).
 using Pick = std::function<bool(const std::vector<emu::Instruction>&, size_t)>;
 const InstanceRow* row_of(const std::string& name);
+std::set<uint64_t> executed_addresses(Arch a, const std::string& k);
 Mutant mutate(Arch a, const Pick& pick, const std::function<void(std::vector<uint8_t>&, const emu::Instruction&)>& patch,
-              bool multi_wave = false) {
+              bool multi_wave = false, bool executed_only = false) {
   auto base = base_object(a);
   for (const std::string& k : ci_instances(a)) {
     if (multi_wave) {
@@ -70,12 +76,13 @@ Mutant mutate(Arch a, const Pick& pick, const std::function<void(std::vector<uin
       if (!r || r->waves < 2) continue;
     }
     const std::vector<emu::Instruction> insts = base->instructions(k);
+    const std::set<uint64_t> ran = executed_only ? executed_addresses(a, k) : std::set<uint64_t>{};
     for (size_t i = 0; i < insts.size(); ++i)
-      if (pick(insts, i)) {
+      if (pick(insts, i) && (!executed_only || ran.count(insts[i].addr))) {
         const emu::Instruction& in = insts[i];
         std::vector<uint8_t> elf = base->elf();
         patch(elf, in);
-        return Mutant{k, in.text, emu::CodeObject::load(elf)};
+        return Mutant{k, in.text, in.addr, emu::CodeObject::load(elf)};
       }
   }
   return Mutant{};
@@ -116,6 +123,19 @@ exec::RunOptions isa_options(Arch a, const std::string& k) {
   o.select.filter = k;
   o.select.path = ForcePath::k2D;
   return o;
+}
+
+std::set<uint64_t> executed_addresses(Arch a, const std::string& k) {
+  std::set<uint64_t> out;
+  const InstanceRow* r = row_of(k);
+  if (!r) return out;
+  auto prob = uattn::testing::make_problem(spec_for(*r), exec::guarded_allocator());
+  exec::RunOptions o = isa_options(a, k);
+  o.profile = true;
+  const exec::RunResult res = exec::run_problem(*prob, o);
+  if (!res.ok) return out;  // expect_caught reports the unmutated run's failure
+  for (const auto& e : res.executed) out.insert(e.addr);
+  return out;
 }
 
 // Runs the instance of `m` on one problem with the original and with the mutant.
@@ -306,7 +326,7 @@ TEST_P(IsaMutant, LdsShrunk) {
     // Descriptor and metadata shrunk together: the kernel's own LDS accesses overrun.
     ASSERT_TRUE(patch_metadata_lds(elf, k, half)) << k << ": metadata entry not found";
     m = Mutant{k, "GROUP_SEGMENT_FIXED_SIZE " + std::to_string(d->group_segment_fixed_size) + " -> " + std::to_string(half),
-               emu::CodeObject::load(elf)};
+               0, emu::CodeObject::load(elf)};
     break;
   }
   expect_caught(GetParam(), m);
@@ -324,11 +344,12 @@ TEST_P(IsaMutant, MfmaSourcesSwapped) {
         const uint32_t s0 = w1 & 0x1ffu, s1 = (w1 >> 9) & 0x1ffu;
         w1 = (w1 & ~0x3ffffu) | s1 | (s0 << 9);
         memcpy(e.data() + i.file_offset + 4, &w1, 4);
-      });
+      },
+      /*multi_wave=*/false, /*executed_only=*/true);
   ASSERT_FALSE(m.kernel.empty());
   // The patched instruction must still decode as the same MFMA with the sources exchanged.
   for (const emu::Instruction& in : m.co->instructions(m.kernel))
-    if (in.text.rfind(m.what.substr(0, m.what.find(' ')), 0) == 0 && in.text != m.what) {
+    if (in.addr == m.addr) {
       std::printf("mutated: %s\n   was: %s\n", in.text.c_str(), m.what.c_str());
       break;
     }

@@ -115,6 +115,14 @@ void op_v_accvgpr_write_b32(Ctx& c, const Inst& in) {
   c.each(in, [&](int l) { c.set_agpr(in.ops[0].reg, l, k ? kv : c.vgpr(s.reg, l)); });
 }
 
+// V_ACCVGPR_MOV_B32 (VOP1 opcode 82, gfx90a and later): AGPR = AGPR (CDNA4
+// "VOP1 Instructions"). Per-lane, EXEC applies.
+void op_v_accvgpr_mov_b32(Ctx& c, const Inst& in) {
+  const Operand& s = in.ops[1];
+  if (s.kind != Operand::kAgpr || in.ops[0].kind != Operand::kAgpr) c.unsupported(in, "v_accvgpr_mov_b32 operands");
+  c.each(in, [&](int l) { c.set_agpr(in.ops[0].reg, l, c.agpr(s.reg, l)); });
+}
+
 }  // namespace
 
 void register_mfma(OpTable& t) {
@@ -126,6 +134,7 @@ void register_mfma(OpTable& t) {
   t.add("v_mfma_f32_32x32x16_bf16", &op_v_mfma_f32_32x32x16_bf16);
   t.add("v_accvgpr_read_b32", &op_v_accvgpr_read_b32);
   t.add("v_accvgpr_write_b32", &op_v_accvgpr_write_b32);
+  t.add("v_accvgpr_mov_b32", &op_v_accvgpr_mov_b32);
 }
 
 }  // namespace uattn::emu
