@@ -133,7 +133,10 @@ std::set<uint64_t> executed_addresses(Arch a, const std::string& k) {
   exec::RunOptions o = isa_options(a, k);
   o.profile = true;
   const exec::RunResult res = exec::run_problem(*prob, o);
-  if (!res.ok) return out;  // expect_caught reports the unmutated run's failure
+  if (!res.ok) {
+    ADD_FAILURE() << k << " unmutated: " << res.error;
+    return out;
+  }
   for (const auto& e : res.executed) out.insert(e.addr);
   return out;
 }

@@ -284,7 +284,6 @@ UATTN_INLINE float max_nonan(float a, float b) { return __builtin_amdgcn_fmed3f(
 // v_perm_b32: byte i of the result is byte sel[i] of the 8-byte value (hi:lo)
 // for selectors 0-7 (0x0C gives 0x00; other selectors are not used here).
 UATTN_INLINE uint32_t perm(uint32_t hi, uint32_t lo, uint32_t sel) { return __builtin_amdgcn_perm(hi, lo, sel); }
-// v_readlane_b32: every lane receives v of lane `src` (a wave-uniform index).
 // Unsigned 32-bit division by a divisor used several times (d >= 1): its
 // reciprocal estimate once (udiv_rcp), then each quotient by a multiply-high and
 // two corrections (udiv). The expansion LLVM's AMDGPU back end emits for one
@@ -319,6 +318,7 @@ UATTN_INLINE uint32_t udiv_uniform(uint32_t n, uint32_t d, uint32_t z) {
   __asm__("" : "+s"(q1));
   return r >= d ? q1 : q;
 }
+// v_readlane_b32: every lane receives v of lane `src` (a wave-uniform index).
 UATTN_INLINE uint32_t readlane(uint32_t v, int src) { return (uint32_t)__builtin_amdgcn_readlane((int)v, src); }
 
 typedef _Float16 h2_t __attribute__((ext_vector_type(2)));

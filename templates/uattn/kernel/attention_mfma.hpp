@@ -98,6 +98,9 @@ struct AttnBodyMfma {
   static constexpr int kST = BN / kQW;       // S^T tiles per KV tile
   static constexpr int kDT = kDP / kQW;      // O^T tiles of the head
   static constexpr int kDTW = kDT / kHS;     // O^T tiles of one wave
+  // Each V^T slice's P.V writes whole O^T tiles of this wave (pv: the first
+  // tile's P.V writes every accumulator, kFirst).
+  static_assert(kDTW % kVS == 0, "O^T tiles of a wave: a whole number per V^T slice");
   // MFMA steps over the head. A 16-row tile of a head size that is an odd
   // multiple of 16 (d80 / d112: v_mfma_f32_16x16x32 takes 32 dims per step)
   // pads its last step: the lanes of dims past the head (8 part >= 16 there)
@@ -487,9 +490,10 @@ struct AttnBodyMfma {
   }
 
   // ---- scores, online softmax, P.V for one staged tile ----------------------
-  // kFirst: the workgroup's first tile (prefetching tiles): the accumulators
-  // hold nothing yet, so they are neither read nor rescaled (the first P.V
-  // step of each O^T tile starts from 0), and the running maximum is replaced.
+  // kFirst: the workgroup's first tile (the one-wave prefetching tiles, kPeel):
+  // the accumulators hold nothing yet, so they are neither read nor rescaled
+  // (the first P.V step of each O^T tile starts from 0); the running maximum
+  // and sum are updated as in any tile (a sink's logit stays in them).
   template <bool kAligned, bool kMasked, uint32_t F, bool kFirst = false>
   UATTN_INLINE static void compute(const Ctx& c, State& s, int tile, int buf) {
     constexpr bool kCap = (F & kFeatSoftcap) != 0;
