@@ -835,10 +835,29 @@ struct AttnBodyMfma {
       return i < nb_lo ? c.w.t0 + i : (i < nm ? f1 + (i - nb_lo) : f0 + (i - nm));
     };
     int buf = 0;
-    if constexpr (kPrefetch && !kPeel) {
-      stage_load<kAligned, true>(c, s, tile_at(0));
+    if constexpr (kPrefetch) {
+      // kPeel: the first tile apart (kFirst), masked and clamped only where it
+      // is a boundary tile; a one-tile workgroup (a 3D decode segment) runs it
+      // alone. The loops then start at tile 1.
+      constexpr int i0 = kPeel ? 1 : 0;
+      if constexpr (kPeel) {
+        if (nm > 0) stage_load<kAligned, true>(c, s, tile_at(0));
+        else stage_load<kAligned, false>(c, s, tile_at(0));
+        stage_store(c, s, buf);
+        dl::barrier();
+        if (1 < n) {
+          if (1 < nm) stage_load<kAligned, true>(c, s, tile_at(1));
+          else stage_load<kAligned, false>(c, s, tile_at(1));
+        }
+        if (nm > 0) compute<kAligned, true, F, true>(c, s, tile_at(0), buf);
+        else compute<kAligned, false, F, true>(c, s, tile_at(0), buf);
+        if constexpr (kStages == 1) dl::barrier();
+        if constexpr (kStages == 2) buf ^= 1;
+      } else {
+        stage_load<kAligned, true>(c, s, tile_at(0));
+      }
       _Pragma("unroll 1")
-      for (int i = 0; i < nm; ++i) {
+      for (int i = i0; i < nm; ++i) {
         stage_store(c, s, buf);
         dl::barrier();
         if (i + 1 < n) stage_load<kAligned, true>(c, s, tile_at(i + 1));
@@ -847,40 +866,7 @@ struct AttnBodyMfma {
         if constexpr (kStages == 2) buf ^= 1;
       }
       _Pragma("unroll 1")
-      for (int i = nm; i < n; ++i) {
-        stage_store(c, s, buf);
-        dl::barrier();
-        if (i + 1 < n) stage_load<kAligned, false>(c, s, f0 + (i + 1 - nm));
-        compute<kAligned, false, F>(c, s, f0 + (i - nm), buf);
-        if constexpr (kStages == 1) dl::barrier();
-        if constexpr (kStages == 2) buf ^= 1;
-      }
-    } else if constexpr (kPeel) {
-      // The first tile apart (kFirst), masked and clamped only where it is a
-      // boundary tile; a one-tile workgroup (a 3D decode segment) runs it alone.
-      if (nm > 0) stage_load<kAligned, true>(c, s, tile_at(0));
-      else stage_load<kAligned, false>(c, s, tile_at(0));
-      stage_store(c, s, buf);
-      dl::barrier();
-      if (1 < n) {
-        if (1 < nm) stage_load<kAligned, true>(c, s, tile_at(1));
-        else stage_load<kAligned, false>(c, s, tile_at(1));
-      }
-      if (nm > 0) compute<kAligned, true, F, true>(c, s, tile_at(0), buf);
-      else compute<kAligned, false, F, true>(c, s, tile_at(0), buf);
-      if constexpr (kStages == 1) dl::barrier();
-      if constexpr (kStages == 2) buf ^= 1;
-      _Pragma("unroll 1")
-      for (int i = 1; i < nm; ++i) {
-        stage_store(c, s, buf);
-        dl::barrier();
-        if (i + 1 < n) stage_load<kAligned, true>(c, s, tile_at(i + 1));
-        compute<kAligned, true, F>(c, s, tile_at(i), buf);
-        if constexpr (kStages == 1) dl::barrier();
-        if constexpr (kStages == 2) buf ^= 1;
-      }
-      _Pragma("unroll 1")
-      for (int i = nm > 1 ? nm : 1; i < n; ++i) {
+      for (int i = kPeel ? (nm > 1 ? nm : 1) : nm; i < n; ++i) {
         stage_store(c, s, buf);
         dl::barrier();
         if (i + 1 < n) stage_load<kAligned, false>(c, s, f0 + (i + 1 - nm));
