@@ -831,6 +831,12 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
   }
   sel.attention.grid = Dim3{(uint32_t)gx, (uint32_t)p.num_kv_heads, 1};
   sel.q_blocks_per_seq = blocks_per_seq;
+  {
+    const uint64_t groups = gx * (uint64_t)p.num_kv_heads;
+    const uint64_t qpk = (uint64_t)(p.num_q_heads / p.num_kv_heads);
+    const bool blocks = (uint64_t)p.max_seqlen_q * qpk > (uint64_t)row->block_m;  // > 1 query-row block per sequence
+    if (path == Path::k2D && blocks && groups > (uint64_t)d.cus && groups <= 0x7fffffffull) sel.dispatch_round = d.cus;
+  }
 
   if (path == Path::k3D) {
     const int segs = d.cand[best].num_segments;

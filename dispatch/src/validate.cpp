@@ -493,6 +493,7 @@ AttnParams make_params(const AttentionArgs& a, const Selection& sel, void* works
   p.out_dtype = (int32_t)a.out.dtype;
   p.num_segments = sel.path == Path::k3D ? sel.num_segments : 1;
   p.q_blocks_per_seq = sel.q_blocks_per_seq;
+  p.dispatch_round = sel.dispatch_round;
   p.num_blocks = (int32_t)a.k_cache.shape[0];
   p.status = a.index_status;
   if (sel.path == Path::k3D && workspace) {

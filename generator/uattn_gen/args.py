@@ -199,6 +199,9 @@ PARAMS = (
           "(num_seqs * n workgroups; Selection::q_blocks_per_seq, where that grid is the smaller)"),
     Param("status", "uint32_t*", "[kStatusWords] device memory written by the check kernel (index_status), "
           "or null: an unchecked launch"),
+    Param("dispatch_round", "int32_t", "0: workgroup (x, y) takes the work of query-row block x and KV head y; "
+          "R > 0 (2D prefills of more than one round of R = the device's CU count: Selection::dispatch_round): "
+          "the serpentine work order of templates/uattn/kernel/work_order.hpp"),
 )
 
 

@@ -468,6 +468,7 @@ std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc)
   p.out_dtype = (int32_t)spec.out_dtype;
   p.num_segments = 1;
   p.q_blocks_per_seq = 0;  // the packed grid
+  p.dispatch_round = 0;    // grid order
 
   P.features = (window_left >= 0 ? uattn::kFeatWindow : 0u) | (spec.softcap != 0 ? uattn::kFeatSoftcap : 0u) |
                (spec.alibi ? uattn::kFeatAlibi : 0u) | (spec.qq_bias ? uattn::kFeatQQBias : 0u) |

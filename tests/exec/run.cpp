@@ -48,9 +48,10 @@ Tolerance tolerance_for(const testing::Problem& prob) {
   return tolerance_for(prob.spec.q_dtype, prob.spec.out_dtype, prob.spec.output_scale, v_magnitude(prob));
 }
 
-ProblemDesc describe_problem(const testing::Problem& prob, Arch arch) {
+ProblemDesc describe_problem(const testing::Problem& prob, Arch arch, int num_cus) {
   ProblemArgs a;
   a.arch = arch;
+  a.num_cus = num_cus;
   a.q_dtype = prob.spec.q_dtype;
   a.kv_dtype = prob.spec.kv_dtype;
   a.out_dtype = prob.spec.out_dtype;
@@ -114,6 +115,7 @@ hostexec::Result launch_isa(const KernelLaunch& k, const AttnParams& p, const Ru
   for (const hostexec::GuardedRange& g : hostexec::guarded_ranges()) live.add(g.base, g.bytes);
   rq.valid = live.callback();
   rq.profile = opt.profile;
+  if (opt.isa_hook) opt.isa_hook(*co, rq);
   const emu::LaunchResult r = co->launch(rq);
   if (opt.profile && res->executed.empty()) res->executed = r.executed;
   res->wave_instructions += r.wave_instructions;
@@ -150,13 +152,14 @@ Engine engine_from_env() {
 
 RunResult run_problem(testing::Problem& prob, const RunOptions& opt) {
   RunResult res;
-  const ProblemDesc desc = describe_problem(prob, opt.arch);
+  const ProblemDesc desc = describe_problem(prob, opt.arch, opt.num_cus);
   const Selection sel = select(desc, opt.select);
   if (!sel.ok) { res.error = "selection: " + sel.error; return res; }
   res.instance = sel.attention.row->name;
   res.path = sel.path;
   res.num_segments = sel.num_segments;
   res.q_blocks_per_seq = sel.q_blocks_per_seq;
+  res.dispatch_round = sel.dispatch_round;
   res.grid_x = sel.attention.grid.x;
   res.block_m = sel.attention.row->block_m;
 
@@ -164,6 +167,7 @@ RunResult run_problem(testing::Problem& prob, const RunOptions& opt) {
   Guarded ws;
   p.num_segments = 1;
   p.q_blocks_per_seq = sel.q_blocks_per_seq;
+  p.dispatch_round = sel.dispatch_round;
   p.ws_acc = p.ws_max = p.ws_sum = nullptr;
   if (sel.path == Path::k3D) {
     res.reduce_instance = sel.reduce.row->name;

@@ -1,6 +1,7 @@
 // The real execution path on the CPU: problem -> lookup table -> instance ->
 // emulated launch (tests/hostexec) -> comparison with the fp64 reference.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -49,7 +50,11 @@ struct RunOptions {
   // binary-level mutant, say); null: the build's.
   std::shared_ptr<emu::CodeObject> code_object;
   bool profile = false;  // kIsa: RunResult::executed gets the attention kernel's per-address counts
+  // kIsa: called with each launch's request before it runs (a whole-launch
+  // model attaches its trace callbacks there); null: none.
+  std::function<void(const emu::CodeObject&, emu::LaunchRequest&)> isa_hook;
   SelectOptions select;
+  int num_cus = 0;  // ProblemArgs::num_cus the selector is given (0: the architecture's count)
   bool use_tolerance_override = false;
   Tolerance tol{0, 0};
 };
@@ -62,6 +67,7 @@ struct RunResult {
   Path path = Path::k2D;
   int num_segments = 1;
   int q_blocks_per_seq = 0;  // Selection::q_blocks_per_seq: 0 = the packed grid
+  int dispatch_round = 0;    // Selection::dispatch_round: 0 = grid order
   uint32_t grid_x = 0;       // the attention launch's grid x
   int block_m = 0;           // the attention instance's rows per workgroup
   testing::CompareResult cmp{};
@@ -71,7 +77,7 @@ struct RunResult {
   std::vector<emu::LaunchResult::Executed> executed;  // kIsa + profile: the attention kernel's
 };
 
-ProblemDesc describe_problem(const testing::Problem& prob, Arch arch);
+ProblemDesc describe_problem(const testing::Problem& prob, Arch arch, int num_cus = 0);
 RunResult run_problem(testing::Problem& prob, const RunOptions& opt);
 
 }  // namespace uattn::exec

@@ -11,6 +11,7 @@
 
 #include "reference.hpp"  // tests/reference
 #include "run.hpp"
+#include "uattn/kernel/work_order.hpp"
 
 using namespace uattn;
 
@@ -150,6 +151,75 @@ TEST(Edges, BlocksPerSequenceGrid) {
       EXPECT_EQ(r.q_blocks_per_seq, 0) << to_string(a) << " " << r.instance;
     }
   EXPECT_GT(spares, 0) << "no launch ran a spare workgroup of the blocks-per-sequence grid";
+}
+
+// The serpentine work order (work_order.hpp): a permutation of the launch's
+// workgroups that is its own inverse, mirroring each odd round, whatever the
+// round length and the count (a partial last round included).
+TEST(Edges, SerpentineIsAnInvolutionPermutation) {
+  for (uint32_t n : {1u, 2u, 5u, 17u, 64u, 100u, 513u})
+    for (uint32_t R : {0u, 1u, 2u, 3u, 7u, 16u, 256u}) {
+      std::vector<int> seen(n, 0);
+      for (uint32_t g = 0; g < n; ++g) {
+        const uint32_t w = serpentine(g, n, R);
+        ASSERT_LT(w, n) << "g " << g << " n " << n << " R " << R;
+        ++seen[w];
+        EXPECT_EQ(serpentine(w, n, R), g) << "n " << n << " R " << R;
+        const bool odd = R > 0 && n > R && (g / R) % 2 == 1;
+        EXPECT_EQ(w / (R ? R : 1), g / (R ? R : 1)) << "stays in its round; n " << n << " R " << R;
+        if (!odd) EXPECT_EQ(w, g) << "n " << n << " R " << R;
+      }
+      for (uint32_t w = 0; w < n; ++w) EXPECT_EQ(seen[w], 1) << "work " << w << " n " << n << " R " << R;
+    }
+  // a CU's workgroups (g = c + k R) alternate between the two ends of each round
+  EXPECT_EQ(serpentine(3, 8, 4), 3u);
+  EXPECT_EQ(serpentine(4, 8, 4), 7u);
+  EXPECT_EQ(serpentine(7, 8, 4), 4u);
+  EXPECT_EQ(serpentine(8, 10, 4), 8u);   // round 2 (even)
+  EXPECT_EQ(serpentine(4, 6, 4), 5u);    // partial odd round of 2
+}
+
+// 2D prefills of more than one dispatch round take the serpentine work order
+// (Selection::dispatch_round = the CU count given): every query-row block of
+// every KV head is computed once, on the packed grid and the blocks-per-
+// sequence grid, with the host twin and (one problem per arch) the ISA engine;
+// a decode batch, a single round or the 3D path keep the grid order.
+TEST(Edges, SerpentineWorkOrderPrefill) {
+  int engines = 0;
+  for (Arch a : archs())
+    for (int cus : {1, 2, 3, 7}) {
+      uattn::testing::ProblemSpec s = d128_qpk8();
+      s.seqs = {{37, 160}, {1, 230}, {0, 4}, {70, 70}, {9, 300}};  // packed grid
+      for (int grid = 0; grid < 2; ++grid) {
+        if (grid == 1) s.seqs = {{40, 100}, {33, 33}, {40, 41}};  // blocks per sequence
+        auto last = uattn::testing::make_problem(s, exec::guarded_allocator());
+        exec::RunOptions o;
+        o.arch = a;
+        o.select.path = ForcePath::k2D;
+        o.num_cus = cus;
+        o.engine = (cus == 3 && grid == 1) ? exec::Engine::kIsa : exec::Engine::kTwin;
+        const exec::RunResult r = exec::run_problem(*last, o);
+        ASSERT_TRUE(r.ok) << to_string(a) << " cus " << cus << " grid " << grid << ": " << r.instance << ": " << r.error;
+        const uint64_t groups = (uint64_t)r.grid_x * s.num_kv_heads;
+        EXPECT_EQ(r.dispatch_round, groups > (uint64_t)cus ? cus : 0) << to_string(a) << " " << r.instance;
+        if (grid == 1) EXPECT_GT(r.q_blocks_per_seq, 0) << to_string(a) << " " << r.instance;
+        engines += o.engine == exec::Engine::kIsa;
+      }
+      // grid order: a decode batch (one query-row block per sequence) and 3D
+      for (ForcePath path : {ForcePath::k2D, ForcePath::k3D}) {
+        s.seqs = path == ForcePath::k2D ? std::vector<std::pair<int, int>>{{1, 160}, {1, 230}, {1, 4}, {1, 70}}
+                                        : std::vector<std::pair<int, int>>{{37, 160}, {70, 70}};
+        auto last = uattn::testing::make_problem(s, exec::guarded_allocator());
+        exec::RunOptions o;
+        o.arch = a;
+        o.select.path = path;
+        o.num_cus = cus;
+        const exec::RunResult r = exec::run_problem(*last, o);
+        ASSERT_TRUE(r.ok) << to_string(a) << ": " << r.error;
+        EXPECT_EQ(r.dispatch_round, 0) << to_string(a) << " " << r.instance;
+      }
+    }
+  EXPECT_EQ(engines, (int)archs().size());
 }
 
 // Scores of every scale around the lazy rescaling threshold of the MFMA body

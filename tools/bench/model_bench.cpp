@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -11,6 +12,8 @@
 #include "hipcpu.hpp"           // tests/hipcpu
 #include "run.hpp"              // tests/exec: tolerance_for
 #include "triton_launch.hpp"    // tests/isa
+#include "uattn/kernel/params.hpp"
+#include "uattn/kernel/work_order.hpp"
 #include "uattn/model/model.hpp"
 
 namespace uattn::bench {
@@ -70,6 +73,17 @@ class Impl final : public ModelBench {
     s.max_groups = max_groups_;
     const int hkv = sc.spec.num_kv_heads;
     if (kv_heads_ > 0 && kv_heads_ < hkv && rq.grid[1] % hkv == 0) s.heads = rq.grid[1] / hkv * kv_heads_;
+    // uattn's 2D attention launches in the serpentine work order
+    // (AttnParams::dispatch_round): the sampling follows the work.
+    const bool attention = rq.kernel.rfind("uattn_", 0) == 0 && rq.kernel.find("_2d_") != std::string::npos;
+    if (attention && rq.kernarg.size() >= sizeof(uattn::AttnParams) && rq.grid[2] == 1) {
+      uattn::AttnParams p;
+      memcpy(&p, rq.kernarg.data(), sizeof p);
+      const uint32_t R = (uint32_t)p.dispatch_round;
+      const uint64_t n = (uint64_t)rq.grid[0] * rq.grid[1];
+      if (R > 0 && n > R && n < (1ull << 32))
+        s.work_of = [R, n](uint64_t g) { return (uint64_t)uattn::serpentine((uint32_t)g, (uint32_t)n, R); };
+    }
     return s;
   }
 

@@ -234,6 +234,12 @@ struct Selection {
   // where it is the smaller (decode: one workgroup per sequence, no spare).
   // The launch passes it as AttnParams::q_blocks_per_seq.
   int q_blocks_per_seq = 0;
+  // The 2D work order (AttnParams::dispatch_round): 0 = grid order; R > 0 =
+  // the serpentine order over rounds of R workgroups (templates/uattn/kernel/
+  // work_order.hpp), R = the CU count: set for 2D launches of more than one
+  // round whose sequences hold more than one query-row block (prefills, whose
+  // causal walks differ in length), under 2^31 workgroups.
+  int dispatch_round = 0;
   uint64_t workspace_bytes = 0;  // fp32 workspace for 3D (acc + max + sum)
   KernelLaunch attention;
   KernelLaunch reduce;           // valid when path == k3D

@@ -372,8 +372,9 @@ struct AttnBodyDot2 {
   template <bool kAl>
   UATTN_INLINE static void run_rows(const AttnParams& p, char* lds) {
     const int qpk = qpk_of(p);
-    const int kvh = dl::block_id_y();
-    const int64_t x = dl::block_id_x();
+    int kvh;
+    int64_t x;
+    work_xy<BM>(p, qpk, x, kvh);
     const int seg = (P == Path::k3D) ? dl::block_id_z() : 0;
     const int S = (P == Path::k3D) ? p.num_segments : 1;
 
@@ -831,8 +832,9 @@ struct AttnBodyDot2 {
                   "8-wave tile: 2D, d128, a fixed even block size, plain or sliding window");
     constexpr bool kAl = true;  // specialised instances serve rows_aligned problems only
     const int qpk = qpk_of(p);
-    const int kvh = dl::block_id_y();
-    const int64_t x = dl::block_id_x();
+    int kvh;
+    int64_t x;
+    work_xy<BM>(p, qpk, x, kvh);
 
     int64_t mg;
     const int sq = locate_seq<BM>(p, qpk, x, mg);

@@ -1072,7 +1072,7 @@ struct AttnBodyMfma {
     c.p = &p;
     c.qd = UDiv((uint32_t)qpk);
     if (!locate_work<P, BM, BN, kWin>(p, qpk, c.qd, c.w)) return;  // spare workgroup
-    c.kvh = dl::block_id_y();
+    c.kvh = c.w.kvh;
     c.tid = dl::thread_id();
     c.wave = kHSplit ? dl::wave_id() : 0;
     c.lane = dl::lane_id();

@@ -6,10 +6,12 @@
 // + num_seqs (an upper bound of the per-sequence tile counts; spare workgroups
 // exit), or num_seqs * q_blocks_per_seq where that parameter is set (each
 // sequence's blocks of BM rows, at most ceil(max_seqlen_q * qpk / BM)),
-// y = num_kv_heads, z = num_segments (3D). A packed row m of a sequence
-// is (token m / qpk, query head kv_head * qpk + m % qpk).
+// y = num_kv_heads, z = num_segments (3D); with dispatch_round set (2D) a
+// workgroup takes the work of another (x, y) (work_xy). A packed row m of a
+// sequence is (token m / qpk, query head kv_head * qpk + m % qpk).
 #pragma once
 #include "uattn/kernel/common.hpp"
+#include "uattn/kernel/work_order.hpp"
 
 namespace uattn {
 
@@ -34,6 +36,7 @@ struct UDiv {
 // The packed query rows [m0, m0 + BM) of one sequence and one KV head, and
 // the KV tiles [t0, t1) this workgroup (segment) walks.
 struct WorkItem {
+  int kvh;             // KV head (work_xy)
   int sq;              // sequence index
   int q_start, q_len;  // cu_seqlens_q[sq], query tokens of the sequence
   int seq_k, ctx;      // seqused_k[sq], seq_k - q_len (keys before the first query token)
@@ -68,6 +71,24 @@ UATTN_INLINE int locate_seq(const AttnParams& p, int qpk, int64_t x, int64_t& m0
   return lo;
 }
 
+// The query-row block x (grid x) and KV head y (grid y) whose work this
+// workgroup takes: its own, or with dispatch_round > 0 (2D prefills of more
+// than one dispatch round: the selector) those of serpentine() over the
+// launch's gx * num_kv_heads workgroups, gx as the launch contract gives it.
+template <int BM>
+UATTN_INLINE void work_xy(const AttnParams& p, int qpk, int64_t& x, int& y) {
+  x = dl::block_id_x();
+  y = dl::block_id_y();
+  const uint32_t R = (uint32_t)p.dispatch_round;
+  if (R == 0) return;
+  const uint32_t gx = p.q_blocks_per_seq > 0
+                          ? (uint32_t)p.num_seqs * (uint32_t)p.q_blocks_per_seq
+                          : (uint32_t)((uint64_t)(uint32_t)p.num_tokens * (uint32_t)qpk / BM) + (uint32_t)p.num_seqs;
+  const uint32_t g = serpentine((uint32_t)x + gx * (uint32_t)y, gx * (uint32_t)p.num_kv_heads, R);
+  y = (int)(g / gx);
+  x = (int64_t)(g - (uint32_t)y * gx);
+}
+
 // Phase 1 ("locate the workgroup") and 2 ("KV bounds"). Returns false for a
 // spare workgroup (uniform over the workgroup). Sequence: the largest i with
 // tile_start(i) <= x, tile_start(i) = floor(cu_seqlens_q[i] * qpk / BM) + i
@@ -75,7 +96,8 @@ UATTN_INLINE int locate_seq(const AttnParams& p, int qpk, int64_t x, int64_t& m0
 // tps = ceil(tiles / num_segments).
 template <Path P, int BM, int BN, bool kWin>
 UATTN_INLINE bool locate_work(const AttnParams& p, int qpk, const UDiv& qd, WorkItem& w) {
-  const int64_t x = dl::block_id_x();
+  int64_t x;
+  work_xy<BM>(p, qpk, x, w.kvh);
   w.sq = locate_seq<BM>(p, qpk, x, w.m0);
   w.q_start = p.cu_seqlens_q[w.sq];
   w.q_len = p.cu_seqlens_q[w.sq + 1] - w.q_start;

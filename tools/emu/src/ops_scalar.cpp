@@ -383,9 +383,24 @@ UATTN_CMPK(s_cmpk_le_u32, uint32_t, <=)
 void op_s_cmp_eq_u64(Ctx& c, const Inst& in) { c.w.scc = c.scalar64(in, 0) == c.scalar64(in, 1); }
 void op_s_cmp_lg_u64(Ctx& c, const Inst& in) { c.w.scc = c.scalar64(in, 0) != c.scalar64(in, 1); }
 
+// S_BITCMP0 / S_BITCMP1: SCC = (bit S1[4:0] (B64: S1[5:0]) of S0) == 0 / == 1.
 void op_s_bitcmp1_b32(Ctx& c, const Inst& in) {
   const uint32_t a = c.scalar(in, 0), b = c.scalar(in, 1) & 31;
   c.w.scc = ((a >> b) & 1u) != 0;
+}
+void op_s_bitcmp0_b32(Ctx& c, const Inst& in) {
+  const uint32_t a = c.scalar(in, 0), b = c.scalar(in, 1) & 31;
+  c.w.scc = ((a >> b) & 1u) == 0;
+}
+void op_s_bitcmp1_b64(Ctx& c, const Inst& in) {
+  const uint64_t a = c.scalar64(in, 0);
+  const uint32_t b = c.scalar(in, 1) & 63;
+  c.w.scc = ((a >> b) & 1u) != 0;
+}
+void op_s_bitcmp0_b64(Ctx& c, const Inst& in) {
+  const uint64_t a = c.scalar64(in, 0);
+  const uint32_t b = c.scalar(in, 1) & 63;
+  c.w.scc = ((a >> b) & 1u) == 0;
 }
 
 // ---------------------------------------------------------------- SOPP
@@ -524,6 +539,9 @@ void register_scalar(OpTable& t) {
   t.add("s_cmpk_lt_u32", &op_s_cmpk_lt_u32);
   t.add("s_cmpk_le_u32", &op_s_cmpk_le_u32);
   t.add("s_bitcmp1_b32", &op_s_bitcmp1_b32);
+  t.add("s_bitcmp0_b32", &op_s_bitcmp0_b32);
+  t.add("s_bitcmp1_b64", &op_s_bitcmp1_b64);
+  t.add("s_bitcmp0_b64", &op_s_bitcmp0_b64);
   // SOPP
   t.add("s_branch", &op_s_branch);
   t.add("s_cbranch_scc0", &op_s_cbranch_scc0);

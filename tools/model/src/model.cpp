@@ -120,6 +120,8 @@ struct LaunchModel::Impl {
   double group_unique_lines = 0;  // sum over traced workgroups of their distinct lines
   uint64_t max_groups = 0;  // Sampling::max_groups in force (0: none)
   uint32_t keep_y = 0;      // Sampling::heads in force (0: none)
+  std::function<uint64_t(uint64_t)> work_of;  // Sampling::work_of (empty: each takes its own)
+  uint64_t work(uint64_t g) const { return work_of ? work_of(g) : g; }
 
   // Occupancy (descriptor + machine).
   int waves_per_simd = 0, groups_per_cu = 0;
@@ -495,19 +497,25 @@ void LaunchModel::attach(emu::LaunchRequest& rq, const Sampling& smp) {
   rq.run_group = nullptr;
   p->max_groups = 0;
   p->keep_y = 0;
+  p->work_of = smp.work_of;
+  const uint64_t gx = p->grid[0], gy = p->grid[1];
   if (smp.heads > 0 && smp.heads < p->grid[1]) {
     const uint32_t keep = smp.heads;
     p->keep_y = keep;
-    rq.run_group = [keep](uint32_t, uint32_t y, uint32_t) { return y < keep; };
+    if (p->work_of)
+      rq.run_group = [p, gx, gy, keep](uint32_t x, uint32_t y, uint32_t z) {
+        return p->work(x + gx * (y + gy * (uint64_t)z)) / gx % gy < keep;
+      };
+    else
+      rq.run_group = [keep](uint32_t, uint32_t y, uint32_t) { return y < keep; };
   } else if (smp.max_groups > 0 && smp.max_groups < p->groups) {
     // whole dispatch rounds from the start of the grid
     const uint64_t round = (uint64_t)p->m.compute_units * p->groups_per_cu;
     const uint64_t keep = std::max<uint64_t>(round, smp.max_groups / round * round);
     if (keep < p->groups) {
       p->max_groups = keep;
-      const uint32_t gx = p->grid[0], gy = p->grid[1];
-      rq.trace_group = [gx, gy, keep](uint32_t x, uint32_t y, uint32_t z) {
-        return x + (uint64_t)gx * (y + (uint64_t)gy * z) < keep;
+      rq.trace_group = [p, gx, gy, keep](uint32_t x, uint32_t y, uint32_t z) {
+        return p->work(x + gx * (y + gy * (uint64_t)z)) < keep;
       };
     }
   }
@@ -535,9 +543,12 @@ KernelTime LaunchModel::finish() {
   std::vector<std::vector<const GroupStream*>> queues(std::min<uint64_t>(cus, p.groups));
   for (uint64_t g = 0; g < p.groups; ++g) {
     uint64_t rep = g;
-    if (p.keep_y) {  // (x, y, z) stands in as (x, y mod heads, z)
-      const uint64_t x = g % gx, y = g / gx % gy, z = g / (gx * gy);
-      rep = x + gx * (y % p.keep_y + gy * z);
+    if (p.keep_y) {  // work (x, y, z) stands in as work (x, y mod heads, z)
+      const uint64_t w = p.work(g);
+      const uint64_t x = w % gx, y = w / gx % gy, z = w / (gx * gy);
+      rep = p.work(x + gx * (y % p.keep_y + gy * z));  // the workgroup taking that work (an involution)
+    } else if (p.max_groups && p.work_of && !p.streams.count(g)) {
+      rep = p.work(p.work(g) % p.max_groups);  // the traced workgroup at its work index modulo the traced count
     }
     auto it = p.streams.find(rep);
     if (p.keep_y && it == p.streams.end())
@@ -612,6 +623,8 @@ KernelTime LaunchModel::finish() {
                : p.max_groups ? "first " + std::to_string(r.traced_groups) + " of " + std::to_string(p.groups) +
                                     " workgroups traced (whole dispatch rounds); the rest taken as alike"
                               : "every workgroup traced";
+  if (p.work_of && (p.keep_y || p.max_groups))
+    r.sampling += " (serpentine work order: the sampled coordinates are those of the work a workgroup takes)";
   return r;
 }
 

@@ -22,6 +22,7 @@
 #pragma once
 #include <stdint.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -108,11 +109,19 @@ class LaunchModel {
     // HBM bytes: the traced lines times grid.y / heads, an upper bound (lines
     // every head reads, e.g. the block table, count once per head).
     uint32_t heads = 0;
+    // Set where workgroup g (linear, x + gx (y + gy z)) takes the work of
+    // another: g -> the linear index of the work it takes, an involution on
+    // the grid (uattn's 2D serpentine order, AttnParams::dispatch_round). The
+    // rules above then apply to the work: `heads` runs the workgroups whose
+    // work has y < heads, and g stands in as the workgroup taking work (x, y
+    // mod heads, z) of its own work (x, y, z); `max_groups` traces those whose
+    // work index is below the rounds kept. Empty: every g takes its own.
+    std::function<uint64_t(uint64_t)> work_of;
   };
   // Sets rq.trace (and rq.trace_group / rq.run_group when sampling) to feed
   // this model.
   void attach(emu::LaunchRequest& rq, const Sampling& s);
-  void attach(emu::LaunchRequest& rq, uint64_t max_groups = 0) { attach(rq, Sampling{max_groups, 0}); }
+  void attach(emu::LaunchRequest& rq, uint64_t max_groups = 0) { attach(rq, Sampling{max_groups, 0, {}}); }
   void add(emu::GroupTrace&& g);
   KernelTime finish();
 
