@@ -832,10 +832,17 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
   sel.attention.grid = Dim3{(uint32_t)gx, (uint32_t)p.num_kv_heads, 1};
   sel.q_blocks_per_seq = blocks_per_seq;
   {
+    // The serpentine work order (work_order.hpp) for 2D prefills whose sequences
+    // all have max_seqlen_q query tokens (num_tokens = num_seqs x max_seqlen_q:
+    // every sequence's blocks then walk 1, 2, ... tiles alike; a mixed batch's
+    // walks follow no order it could pair), of more than one query-row block per
+    // sequence and more than one round.
     const uint64_t groups = gx * (uint64_t)p.num_kv_heads;
     const uint64_t qpk = (uint64_t)(p.num_q_heads / p.num_kv_heads);
-    const bool blocks = (uint64_t)p.max_seqlen_q * qpk > (uint64_t)row->block_m;  // > 1 query-row block per sequence
-    if (path == Path::k2D && blocks && groups > (uint64_t)d.cus && groups <= 0x7fffffffull) sel.dispatch_round = d.cus;
+    const bool uniform = (uint64_t)p.num_tokens == (uint64_t)p.num_seqs * (uint64_t)p.max_seqlen_q;
+    const bool blocks = (uint64_t)p.max_seqlen_q * qpk > (uint64_t)row->block_m;
+    if (path == Path::k2D && uniform && blocks && groups > (uint64_t)d.cus && groups <= 0x7fffffffull)
+      sel.dispatch_round = d.cus;
   }
 
   if (path == Path::k3D) {

@@ -179,19 +179,20 @@ TEST(Edges, SerpentineIsAnInvolutionPermutation) {
   EXPECT_EQ(serpentine(4, 6, 4), 5u);    // partial odd round of 2
 }
 
-// 2D prefills of more than one dispatch round take the serpentine work order
-// (Selection::dispatch_round = the CU count given): every query-row block of
-// every KV head is computed once, on the packed grid and the blocks-per-
-// sequence grid, with the host twin and (one problem per arch) the ISA engine;
-// a decode batch, a single round or the 3D path keep the grid order.
+// 2D prefills of equal query lengths and more than one dispatch round take the
+// serpentine work order (Selection::dispatch_round = the CU count given):
+// every query-row block of every KV head is computed once, on the packed grid
+// (one sequence of 4.4 / 17.5 blocks: the packed grid is no larger) and the
+// blocks-per-sequence grid, with the host twin and (one problem per arch) the
+// ISA engine; a decode batch, a mixed batch and the 3D path keep the grid order.
 TEST(Edges, SerpentineWorkOrderPrefill) {
   int engines = 0;
   for (Arch a : archs())
     for (int cus : {1, 2, 3, 7}) {
       uattn::testing::ProblemSpec s = d128_qpk8();
-      s.seqs = {{37, 160}, {1, 230}, {0, 4}, {70, 70}, {9, 300}};  // packed grid
+      s.seqs = {{70, 200}};  // packed grid
       for (int grid = 0; grid < 2; ++grid) {
-        if (grid == 1) s.seqs = {{40, 100}, {33, 33}, {40, 41}};  // blocks per sequence
+        if (grid == 1) s.seqs = {{40, 100}, {40, 40}, {40, 41}};  // blocks per sequence
         auto last = uattn::testing::make_problem(s, exec::guarded_allocator());
         exec::RunOptions o;
         o.arch = a;
@@ -202,13 +203,15 @@ TEST(Edges, SerpentineWorkOrderPrefill) {
         ASSERT_TRUE(r.ok) << to_string(a) << " cus " << cus << " grid " << grid << ": " << r.instance << ": " << r.error;
         const uint64_t groups = (uint64_t)r.grid_x * s.num_kv_heads;
         EXPECT_EQ(r.dispatch_round, groups > (uint64_t)cus ? cus : 0) << to_string(a) << " " << r.instance;
-        if (grid == 1) EXPECT_GT(r.q_blocks_per_seq, 0) << to_string(a) << " " << r.instance;
+        EXPECT_EQ(r.q_blocks_per_seq > 0, grid == 1) << to_string(a) << " " << r.instance;
         engines += o.engine == exec::Engine::kIsa;
       }
-      // grid order: a decode batch (one query-row block per sequence) and 3D
-      for (ForcePath path : {ForcePath::k2D, ForcePath::k3D}) {
-        s.seqs = path == ForcePath::k2D ? std::vector<std::pair<int, int>>{{1, 160}, {1, 230}, {1, 4}, {1, 70}}
-                                        : std::vector<std::pair<int, int>>{{37, 160}, {70, 70}};
+      // grid order: a decode batch (one query-row block per sequence), a mixed
+      // batch (query lengths differ) and 3D
+      for (int k = 0; k < 3; ++k) {
+        const ForcePath path = k < 2 ? ForcePath::k2D : ForcePath::k3D;
+        s.seqs = k == 0 ? std::vector<std::pair<int, int>>{{1, 160}, {1, 230}, {1, 4}, {1, 70}}
+                        : std::vector<std::pair<int, int>>{{37, 160}, {1, 230}, {0, 4}, {70, 70}, {9, 300}};
         auto last = uattn::testing::make_problem(s, exec::guarded_allocator());
         exec::RunOptions o;
         o.arch = a;

@@ -21,15 +21,16 @@ using namespace uattn;
 
 namespace {
 
-// d128, 2 KV heads of 8 query heads, causal prefills of different lengths: the
-// query-row blocks walk different numbers of KV tiles.
+// d128, 2 KV heads of 8 query heads, causal prefills of 48 query tokens after
+// contexts of different lengths: the query-row blocks walk different numbers of
+// KV tiles.
 uattn::testing::ProblemSpec prefill() {
   uattn::testing::ProblemSpec s{};
   s.head_size = 128;
   s.block_size = 16;
   s.num_q_heads = 16;
   s.num_kv_heads = 2;
-  s.seqs = {{70, 200}, {37, 37}, {9, 150}, {64, 300}};
+  s.seqs = {{48, 200}, {48, 48}, {48, 150}, {48, 300}};
   return s;
 }
 

@@ -183,11 +183,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (s.q_blocks_per_seq != (per_seq ? (int)n : 0)) fail("q_blocks_per_seq", p, o, s);
   if (s.attention.grid.y != (uint32_t)p.num_kv_heads) fail("grid y is not num_kv_heads", p, o, s);
   // The serpentine work order: 2D launches of more than one round of the CU
-  // count whose sequences hold more than one query-row block, below 2^31 workgroups.
+  // count whose sequences all have max_seqlen_q tokens, more than one query-row
+  // block each, below 2^31 workgroups.
   const unsigned __int128 cus = (unsigned)(p.num_cus > 0 ? p.num_cus : rec.cu_count);
   const unsigned __int128 groups = gx * (unsigned)p.num_kv_heads;
-  const bool serpentine = s.path == Path::k2D && (unsigned __int128)p.max_seqlen_q * qpk > (unsigned)r->block_m &&
-                          groups > cus && groups <= 0x7fffffffu;
+  const bool uniform = (unsigned __int128)(unsigned)p.num_tokens == (unsigned __int128)(unsigned)p.num_seqs * (unsigned)p.max_seqlen_q;
+  const bool serpentine = s.path == Path::k2D && uniform &&
+                          (unsigned __int128)p.max_seqlen_q * qpk > (unsigned)r->block_m && groups > cus &&
+                          groups <= 0x7fffffffu;
   if (s.dispatch_round != (serpentine ? (int)cus : 0)) fail("dispatch_round", p, o, s);
   if (s.path == Path::k2D) {
     if (s.attention.grid.z != 1 || s.workspace_bytes != 0 || s.reduce.row) fail("2d launch shape", p, o, s);

@@ -237,8 +237,9 @@ struct Selection {
   // The 2D work order (AttnParams::dispatch_round): 0 = grid order; R > 0 =
   // the serpentine order over rounds of R workgroups (templates/uattn/kernel/
   // work_order.hpp), R = the CU count: set for 2D launches of more than one
-  // round whose sequences hold more than one query-row block (prefills, whose
-  // causal walks differ in length), under 2^31 workgroups.
+  // round whose sequences all hold max_seqlen_q > 1 query-row blocks' worth of
+  // tokens (prefills of equal lengths, num_tokens = num_seqs x max_seqlen_q:
+  // their causal walks grow alike along every sequence), under 2^31 workgroups.
   int dispatch_round = 0;
   uint64_t workspace_bytes = 0;  // fp32 workspace for 3D (acc + max + sum)
   KernelLaunch attention;
