@@ -182,9 +182,10 @@ TEST(Edges, SerpentineIsAnInvolutionPermutation) {
 // 2D prefills of equal query lengths and more than one dispatch round take the
 // serpentine work order (Selection::dispatch_round = the CU count given):
 // every query-row block of every KV head is computed once, on the packed grid
-// (one sequence of 4.4 / 17.5 blocks: the packed grid is no larger) and the
-// blocks-per-sequence grid, with the host twin and (one problem per arch) the
-// ISA engine; a decode batch, a mixed batch and the 3D path keep the grid order.
+// (one sequence of 4.4 blocks of 128 rows or 17.5 of 32: the packed grid is no
+// larger) and the blocks-per-sequence grid, with the host twin and (one problem
+// per arch) the ISA engine; a decode batch, a mixed batch and the 3D path keep
+// the grid order.
 TEST(Edges, SerpentineWorkOrderPrefill) {
   int engines = 0;
   for (Arch a : archs())
@@ -203,7 +204,12 @@ TEST(Edges, SerpentineWorkOrderPrefill) {
         ASSERT_TRUE(r.ok) << to_string(a) << " cus " << cus << " grid " << grid << ": " << r.instance << ": " << r.error;
         const uint64_t groups = (uint64_t)r.grid_x * s.num_kv_heads;
         EXPECT_EQ(r.dispatch_round, groups > (uint64_t)cus ? cus : 0) << to_string(a) << " " << r.instance;
-        EXPECT_EQ(r.q_blocks_per_seq > 0, grid == 1) << to_string(a) << " " << r.instance;
+        // the grid the selector's rule gives for this tile (grid_x in select.cpp)
+        const int nseq = (int)s.seqs.size(), rows = s.seqs[0].first * (s.num_q_heads / s.num_kv_heads), bm = r.block_m;
+        const int n = (rows + bm - 1) / bm;
+        const bool per_seq = nseq * n < nseq * rows / bm + nseq;
+        EXPECT_EQ(r.q_blocks_per_seq, per_seq ? n : 0) << to_string(a) << " " << r.instance;
+        EXPECT_EQ(r.grid_x, (uint32_t)(per_seq ? nseq * n : nseq * rows / bm + nseq)) << to_string(a) << " " << r.instance;
         engines += o.engine == exec::Engine::kIsa;
       }
       // grid order: a decode batch (one query-row block per sequence), a mixed

@@ -374,7 +374,7 @@ struct AttnBodyDot2 {
     const int qpk = qpk_of(p);
     int kvh;
     int64_t x;
-    work_xy<BM>(p, qpk, x, kvh);
+    work_xy<P, BM>(p, qpk, x, kvh);
     const int seg = (P == Path::k3D) ? dl::block_id_z() : 0;
     const int S = (P == Path::k3D) ? p.num_segments : 1;
 
@@ -834,7 +834,7 @@ struct AttnBodyDot2 {
     const int qpk = qpk_of(p);
     int kvh;
     int64_t x;
-    work_xy<BM>(p, qpk, x, kvh);
+    work_xy<P, BM>(p, qpk, x, kvh);
 
     int64_t mg;
     const int sq = locate_seq<BM>(p, qpk, x, mg);

@@ -72,13 +72,16 @@ UATTN_INLINE int locate_seq(const AttnParams& p, int qpk, int64_t x, int64_t& m0
 }
 
 // The query-row block x (grid x) and KV head y (grid y) whose work this
-// workgroup takes: its own, or with dispatch_round > 0 (2D prefills of more
-// than one dispatch round: the selector) those of serpentine() over the
-// launch's gx * num_kv_heads workgroups, gx as the launch contract gives it.
-template <int BM>
+// workgroup takes: its own, or in a 2D launch with dispatch_round > 0 (prefills
+// of more than one dispatch round: the selector) those of serpentine() over
+// the launch's gx * num_kv_heads workgroups, gx as the launch contract gives
+// it. 3D launches keep the grid order (the selector never sets it for them;
+// not compiled in, the generic gfx1030 3D tile kept its registers).
+template <Path P, int BM>
 UATTN_INLINE void work_xy(const AttnParams& p, int qpk, int64_t& x, int& y) {
   x = dl::block_id_x();
   y = dl::block_id_y();
+  if constexpr (P != Path::k2D) return;
   const uint32_t R = (uint32_t)p.dispatch_round;
   if (R == 0) return;
   const uint32_t gx = p.q_blocks_per_seq > 0
@@ -97,7 +100,7 @@ UATTN_INLINE void work_xy(const AttnParams& p, int qpk, int64_t& x, int& y) {
 template <Path P, int BM, int BN, bool kWin>
 UATTN_INLINE bool locate_work(const AttnParams& p, int qpk, const UDiv& qd, WorkItem& w) {
   int64_t x;
-  work_xy<BM>(p, qpk, x, w.kvh);
+  work_xy<P, BM>(p, qpk, x, w.kvh);
   w.sq = locate_seq<BM>(p, qpk, x, w.m0);
   w.q_start = p.cu_seqlens_q[w.sq];
   w.q_len = p.cu_seqlens_q[w.sq + 1] - w.q_start;
