@@ -591,7 +591,7 @@ SelectPolicy default_policy(Arch a) {
   s.mem_bytes_per_cycle = r.mem_bytes_per_cycle;
   s.launch_cycles = r.launch_cycles;
   s.overlap_waves = kPolicyDefault_overlap_waves;
-  s.max_segments = kPolicyDefault_max_segments;
+  s.max_segments = r.max_segments;
   s.min_tiles_per_segment = kPolicyDefault_min_tiles_per_segment;
   s.split_margin_pct = kPolicyDefault_split_margin_pct;
   return s;
@@ -624,13 +624,15 @@ bool better(const CandidateEstimate& a, const CandidateEstimate& b) {
 }
 
 // The most segments an automatic split chooses: the policy's max_segments, at
-// most the wave size. The reduce kernel keeps each segment's weight in a lane
-// while the segments fit one wave; past it every chunk of segments re-reads and
-// re-exponentiates its weights (reduce.hpp), which the whole-launch model has
-// at 4-5x the cycles per segment (docs/performance.md, "Selector against the model").
-// Also at most `tiles / min_tiles_per_segment`, for a walk of `tiles` KV tiles.
+// most twice the wave size. The reduce kernel keeps each segment's weight in a
+// lane while the segments fit two per lane; past it every chunk of segments
+// re-reads and re-exponentiates its weights (reduce.hpp), which the whole-launch
+// model has at 4-5x the cycles per segment (docs/performance.md, "Selector
+// against the model"). Also at most `tiles / min_tiles_per_segment`, for a walk
+// of `tiles` KV tiles.
 int max_auto_segments(const ProblemDesc& p, const SelectPolicy& pol, int tiles) {
-  return std::min(std::min(pol.max_segments, kArchRecords[(int)p.arch].wave_size), tiles / pol.min_tiles_per_segment);
+  return std::min(std::min(pol.max_segments, 2 * kArchRecords[(int)p.arch].wave_size),
+                  tiles / pol.min_tiles_per_segment);
 }
 
 // The segment counts the model weighs for 3D with row `r3`, each within [lo,

@@ -155,6 +155,10 @@ class ArchInfo:
     # Selector cost-model defaults of the reference part (uattn::SelectPolicy, table.hpp):
     mem_bytes_per_cycle: int = 1024   # device-memory bandwidth / engine clock, bytes per cycle
     launch_cycles: int = 5000         # engine cycles one more dependent kernel launch costs
+    # The most segments an automatic split chooses (at most twice the wave
+    # size, where the reduce kernel keeps two segments' weights per lane:
+    # reduce.hpp, select.cpp max_auto_segments).
+    max_segments: int = 64
     # Bytes of the last cache level before device memory: K/V of a launch whose
     # keys fit are read from device memory once, not once per workgroup.
     llc_bytes: int = 0
@@ -256,6 +260,10 @@ BUILTIN_ARCHS = (
              cus_per_reported_unit=1, simds_per_cu=4, mem_bytes_per_cycle=3333,
              # the whole-launch model's launch overhead, 3.5 us (tools/model/machines), at 2.4 GHz
              launch_cycles=8400,
+             # 128 segments (two per lane of the reduce): the whole-launch model's
+             # fastest candidate for the fp8 KV 64K decode and the short d128
+             # decodes (docs/performance.md, "Two segment weights per lane")
+             max_segments=128,
              # 256 MB Infinity Cache (AMD CDNA 4 white paper); the two latencies:
              # calibrated on the whole-launch model (docs/architecture.md, "The cost model")
              llc_bytes=256 << 20, tile_latency_cycles=1700, workgroup_latency_cycles=6500,
@@ -290,6 +298,10 @@ BUILTIN_ARCHS = (
              cus_per_reported_unit=2, simds_per_cu=2, cus_per_workgroup=2, mem_bytes_per_cycle=205,
              # 128 MB Infinity Cache (Navi 21: AMD "RDNA 2" product pages); latencies as for gfx950
              launch_cycles=8750, llc_bytes=128 << 20, tile_latency_cycles=1000, workgroup_latency_cycles=7300,
+             # 32 segments (one per lane of the reduce): no scenario's fastest
+             # candidate in the whole-launch model has more (docs/performance.md,
+             # "Two segment weights per lane")
+             max_segments=32,
              product="AMD Radeon PRO V620", target_features="",
              # one-wave tiles at d256 and the generic one-wave tile at d192: 4
              # rows, whose 32 / 24 accumulator registers fit 8 waves per SIMD
@@ -322,13 +334,12 @@ def arch_names() -> tuple:
 # --- the selector's cost model (emitted to C++ as uattn/generated/select.hpp) --
 #
 # Defaults of uattn::SelectPolicy common to every architecture (the per-
-# architecture ones are ArchInfo.mem_bytes_per_cycle and launch_cycles); the
+# architecture ones are ArchInfo.mem_bytes_per_cycle, launch_cycles and max_segments); the
 # model is described in docs/architecture.md ("The cost model").
 SELECT_POLICY = (
     ("overlap_waves", 2,
      "resident waves per SIMD whose latencies hide each other: the throughput multiplier, "
      "at most the instance's occupancy"),
-    ("max_segments", 64, "the most segments an automatic split chooses"),
     ("min_tiles_per_segment", 1, "an automatic split gives every segment at least this many KV tiles"),
     ("split_margin_pct", 90,
      "3D is chosen only when its estimate is below this percentage of the best 2D estimate"),

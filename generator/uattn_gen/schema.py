@@ -48,7 +48,7 @@ ARCH_INT_KEYS = ("wave_size", "rows_per_wave", "head_pad", "lds_row_pad", "lds_b
                  "cu_count", "vgprs_per_simd", "max_waves_per_simd", "lds_per_cu",
                  "cus_per_reported_unit", "simds_per_cu", "cus_per_workgroup", "mem_bytes_per_cycle",
                  "launch_cycles", "llc_bytes", "tile_latency_cycles",
-                 "workgroup_latency_cycles")
+                 "workgroup_latency_cycles", "max_segments")
 ARCH_KEYS = ("name", "like", "matrix_insn", "offload_target", "target_features", "product",
              "head_sizes") + ARCH_INT_KEYS
 TARGET_FEATURES_RE = re.compile(r"^(:[a-z]+[+-])*$")    # LLVM AMDGPUUsage "Target ID": ":sramecc+:xnack-"

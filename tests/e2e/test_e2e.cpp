@@ -268,14 +268,15 @@ TEST_P(PerArch, WorkspaceIsReusedAcrossCalls) {
 
 // The reduce kernel's waves split the segments (reduce.hpp): one wave (up to
 // 31 segments), 2 (33, 40), 3 (63) and 4 waves (64 and more; select.cpp
-// reduce_waves), segments with no KV tile, and counts past the wave size (the
-// lane-strided maxima and sums), against the fp64 reference.
+// reduce_waves), segments with no KV tile, counts past the wave size up to
+// twice it (two segments' weights per lane: wave64 65-128, wave32 33-64) and
+// past that (the lane-strided maxima and sums), against the fp64 reference.
 TEST_P(PerArch, ReduceAtEverySegmentSplit) {
   const Arch arch = GetParam();
   ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
   ut::ProblemSpec s = mixed(23);
   s.seqs = {{1, 1000}, {3, 47}, {1, 5}};
-  for (int segs : {1, 2, 3, 4, 5, 17, 33, 40, 63, 64, 65, 100}) {
+  for (int segs : {1, 2, 3, 4, 5, 17, 33, 40, 63, 64, 65, 100, 127, 128, 129}) {
     RunSpec rs;
     rs.opt.path = ForcePath::k3D;
     rs.opt.num_segments = segs;

@@ -56,6 +56,8 @@ std::vector<Scenario> load() {
       s.spec = bench::to_spec(sc);  // the spec uattn-bench runs (models: its decode + prefill batch)
       uattn::testing::ProblemSpec& p = s.spec;
       p.seed = std::hash<std::string>{}(s.name);
+      p.head_pad = -1;  // padded head rows and the head-major layout by seed (the bench runs the plain layout)
+      p.kv_layout = -1;
       while (work(p) > kTileBudget) {
         s.scale *= 2;
         for (auto& [q, k] : p.seqs) {

@@ -719,10 +719,12 @@ TEST(SelectRefusal, KvTilesNearInt32Max) {
   ASSERT_TRUE(s.ok) << s.error;
   const int64_t bn = s.attention.row->block_n;
   const int64_t tiles = ((int64_t)2147483647 + bn - 1) / bn;
-  EXPECT_EQ(s.num_segments, 64);  // the cap, not 1 from a wrapped tile count
-  bool seen = false;  // the chosen candidate walks ceil(tiles / 64) tiles, from the unwrapped count
+  // The cap (the architecture's max_segments, at most twice the wave size), not 1 from a wrapped tile count.
+  const int cap = std::min(default_policy(p.arch).max_segments, 2 * arch_record(p.arch).wave_size);
+  EXPECT_EQ(s.num_segments, cap);
+  bool seen = false;  // the chosen candidate walks ceil(tiles / cap) tiles, from the unwrapped count
   for (const CandidateEstimate& c : s.candidates)
-    if (c.num_segments == 64) { seen = true; EXPECT_EQ(c.tiles, (tiles + 63) / 64) << s.why; }
+    if (c.num_segments == cap) { seen = true; EXPECT_EQ(c.tiles, (tiles + cap - 1) / cap) << s.why; }
   EXPECT_TRUE(seen) << s.why;
 }
 

@@ -31,6 +31,14 @@ testing::ProblemSpec to_spec(const explain::Scenario& sc) {
   if (p.seqs.empty()) p.seqs = {{1, 2048}, {1, 1500}, {64, 512}};  // models: a decode + prefill batch
   if (p.kv_dtype == DType::fp8e4m3) p.k_scale = p.v_scale = 0.0625f;  // codes of O(16) for O(1) values
   p.seed = std::hash<std::string>{}(sc.name);
+  // The layout serving engines and the seed harness use (AITER / vLLM: a
+  // contiguous [num_blocks, block_size, num_kv_heads, head_size] cache, q and
+  // out [tokens, heads, head_size], no padding after a head row), for uattn
+  // and Triton alike. The tests draw padded rows and the head-major layout
+  // (testing::ProblemSpec); a benchmark of padded rows would time the
+  // padding (head_size 128 + 8 fp8 bytes span two 128-byte lines for one).
+  p.head_pad = 0;
+  p.kv_layout = 0;
   return p;
 }
 

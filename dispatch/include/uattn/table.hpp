@@ -167,7 +167,7 @@ inline int cus_from_reported(Arch a, int reported_units) {
 
 // The knobs of the selector's cost model (docs/architecture.md, "The cost
 // model"). default_policy(arch) holds the generated defaults (model.py:
-// ArchInfo.mem_bytes_per_cycle / launch_cycles, SELECT_POLICY); pass another
+// ArchInfo.mem_bytes_per_cycle / launch_cycles / max_segments, SELECT_POLICY); pass another
 // through SelectOptions::policy to override them at run time.
 struct SelectPolicy {
   double mem_bytes_per_cycle = 0;  // device-memory bandwidth, bytes per engine cycle (> 0)

@@ -12,14 +12,16 @@
 // computes M and L over all S segments itself (the same values in each). One
 // wave stores its row directly.
 // M and L: lane s reads segment s (s, s + wave, ...), then a wave reduction;
-// with S <= wave lane s keeps its weight 2^(m_s - M) and the acc loop reads it
-// with v_readlane. acc: a lane owns kPer dims (kVec consecutive ones read with
+// with S <= 2 x wave lane s keeps the weights 2^(m_s - M) of segments s and
+// s + wave and the acc loop reads them with v_readlane (past 2 x wave each
+// chunk re-reads its segments' maxima: the selector splits into at most
+// 2 x wave segments, select.cpp max_auto_segments). acc: a lane owns kPer dims (kVec consecutive ones read with
 // one vector load per segment, or d = lane + j * wave), and the acc_s rows are
 // read a chunk of segments at a time with no branch between the loads, so a
 // chunk's loads are in flight together, and every segment's acc is weighed
 // with no branch (the segment kernel writes every segment of the rows it
 // serves, zeros where it walks no KV tile: a weight of 0 adds 0).
-// With S <= wave the wave's first chunk (8, 16 or kBig segments, by its
+// With S <= 2 x wave the wave's first chunk (8, 16 or kBig segments, by its
 // count) is loaded with the segments' (m, l), before the reductions: up to
 // kBig segments per wave, a wave waits for memory once. Whole-launch model:
 // docs/performance.md, "Lone-wave tiles and the reduce" and "The reduce
@@ -50,7 +52,7 @@ struct ReduceKernel {
   // the workspace is 16-byte aligned), else lane + j * wave (kVec = 1).
   static constexpr int kVec = (kPer == 1 || kPer == 2 || kPer == 4) ? kPer : 1;
   static constexpr int kChunk = 8;                            // segments whose acc loads are in flight together
-  // S <= wave: up to kBig segments' acc loads in flight with the (m, l) loads,
+  // S <= 2 x wave: up to kBig segments' acc loads in flight with the (m, l) loads,
   // the largest of 32, 16, kChunk with kBig x kPer <= 64 registers (wave64:
   // d64 / d128 32, d192 / d256 16; wave32: d64 32, d128 16, d256 8).
   static constexpr int big_of(int per) {
@@ -119,26 +121,64 @@ struct ReduceKernel {
       for (int j = 0; j < kPer; ++j) o[j] = __builtin_fmaf(w, a[c][j], o[j]);
     }
   }
-  // S <= wave: lane s holds segment s's (m, l). The first N of this wave's
-  // segments [s0, s1) have their acc loads go out before the wave reductions
-  // of M and L; the rest follow N at a time. Returns 1 / L (0 where L == 0).
-  template <int N>
-  UATTN_INLINE static float small(const char* acc, int S, int s0, int s1, int lane, float m_lane, float l_lane,
-                                  float (&o)[kPer]) {
+  // S <= K x wave (K = 1, 2): lane s holds the (m, l) of segments s and, with
+  // K = 2, s + wave (-inf / 0 past S). The first N of this wave's segments
+  // [s0, s1) have their acc loads go out before the wave reductions of M and
+  // L; the rest follow N at a time. Returns 1 / L (0 where L == 0).
+  template <int N, int K>
+  UATTN_INLINE static float small(const char* acc, int S, int s0, int s1, int lane, const float (&m_lane)[K],
+                                  const float (&l_lane)[K], float (&o)[kPer]) {
     float a[N][kPer];
     load<N>(acc, s0, s1, lane, a);
-    const float M = wave_max(m_lane);
+    float mx = m_lane[0];
+    UATTN_UNROLL
+    for (int k = 1; k < K; ++k) mx = fmaxf_(mx, m_lane[k]);
+    const float M = wave_max(mx);
     const float Mu = (M == kNegInf) ? 0.0f : M;
-    const float w_lane = lane < S ? dl::exp2(m_lane - Mu) : 0.0f;
-    const float L = wave_sum(l_lane * w_lane);
-    // The weight of segment s, from lane s (v_readlane).
-    const auto from_lane = [&](int s) { return dl::bits_as_float(dl::readlane(dl::float_as_bits(w_lane), s)); };
+    float w_lane[K];
+    UATTN_UNROLL
+    for (int k = 0; k < K; ++k) w_lane[k] = lane + k * kWave < S ? dl::exp2(m_lane[k] - Mu) : 0.0f;
+    float lw = l_lane[0] * w_lane[0];
+    UATTN_UNROLL
+    for (int k = 1; k < K; ++k) lw += l_lane[k] * w_lane[k];
+    const float L = wave_sum(lw);
+    // The weight of segment s, from lane s mod wave (v_readlane; with K = 2
+    // both registers are read and a uniform select keeps one, no branch).
+    const auto from_lane = [&](int s) {
+      if constexpr (K == 1) {
+        return dl::bits_as_float(dl::readlane(dl::float_as_bits(w_lane[0]), s));
+      } else {
+        const int l = s & (kWave - 1);
+        const float lo = dl::bits_as_float(dl::readlane(dl::float_as_bits(w_lane[0]), l));
+        const float hi = dl::bits_as_float(dl::readlane(dl::float_as_bits(w_lane[1]), l));
+        return s < kWave ? lo : hi;
+      }
+    };
     add<N>(s0, s1, a, from_lane, o);
     for (int c = s0 + N; c < s1; c += N) {
       load<N>(acc, c, s1, lane, a);
       add<N>(c, s1, a, from_lane, o);
     }
     return L > 0.0f ? 1.0f / L : 0.0f;
+  }
+
+  // S <= K x wave: lane s reads the (m, l) of segments s, s + wave, ...;
+  // the first chunk (8, 16 or kBig segments, by this wave's count) goes out
+  // with them, so a launch of up to kBig segments per wave waits for memory once.
+  template <int K>
+  UATTN_INLINE static float lanes(const AttnParams& p, const char* acc, int64_t row, int S, int s0, int s1,
+                                  int lane, float (&o)[kPer]) {
+    float m_lane[K], l_lane[K];
+    UATTN_UNROLL
+    for (int k = 0; k < K; ++k) {
+      const bool on = lane + k * kWave < S;
+      m_lane[k] = on ? p.ws_max[row + lane + k * kWave] : kNegInf;
+      l_lane[k] = on ? p.ws_sum[row + lane + k * kWave] : 0.0f;
+    }
+    const int n = s1 - s0;
+    if (n <= kChunk || kBig == kChunk) return small<kChunk, K>(acc, S, s0, s1, lane, m_lane, l_lane, o);
+    if (n <= 2 * kChunk || kBig == 2 * kChunk) return small<2 * kChunk, K>(acc, S, s0, s1, lane, m_lane, l_lane, o);
+    return small<kBig, K>(acc, S, s0, s1, lane, m_lane, l_lane, o);
   }
 
   // This wave's share (segments [s0, s1), s0 < s1 <= S or s0 = s1 = S) of
@@ -149,19 +189,8 @@ struct ReduceKernel {
     // This wave's acc rows: segment s, dim d at byte (s * HEAD + d) * 4 of `acc`
     // (32-bit: S * HEAD * 4 < 2^22), so a load is one SGPR base + one VGPR offset.
     const char* acc = reinterpret_cast<const char*>(p.ws_acc + row * HEAD);
-    if (S <= kWave) {
-      // Lane s holds segment s's max and sum. The first chunk's acc loads are
-      // issued with them (they need no weight), so a launch of up to kBig
-      // segments waits for memory once.
-      const bool on = lane < S;
-      const float m_lane = on ? p.ws_max[row + lane] : kNegInf;
-      const float l_lane = on ? p.ws_sum[row + lane] : 0.0f;
-      const int n = s1 - s0;
-      if (n <= kChunk || kBig == kChunk) return small<kChunk>(acc, S, s0, s1, lane, m_lane, l_lane, o);
-      if (n <= 2 * kChunk || kBig == 2 * kChunk)
-        return small<2 * kChunk>(acc, S, s0, s1, lane, m_lane, l_lane, o);
-      return small<kBig>(acc, S, s0, s1, lane, m_lane, l_lane, o);
-    }
+    if (S <= kWave) return lanes<1>(p, acc, row, S, s0, s1, lane, o);
+    if (S <= 2 * kWave) return lanes<2>(p, acc, row, S, s0, s1, lane, o);
     float M = kNegInf;
     for (int s = lane; s < S; s += kWave) M = fmaxf_(M, p.ws_max[row + s]);
     M = wave_max(M);
