@@ -597,6 +597,15 @@ SelectPolicy default_policy(Arch a) {
   return s;
 }
 
+// Twice the wave size: the reduce kernel keeps each segment's weight in a lane
+// while the segments fit two per lane; past it every chunk of segments re-reads
+// and re-exponentiates its weights (reduce.hpp), which the whole-launch model
+// has at 4-5x the cycles per segment (docs/performance.md, "Selector against
+// the model").
+int auto_segment_cap(Arch a, const SelectPolicy& pol) {
+  return std::min(pol.max_segments, 2 * kArchRecords[(size_t)a < (size_t)kNumArchs ? (int)a : 0].wave_size);
+}
+
 namespace {
 
 // "" when every knob of `s` is within the range its comment gives (table.hpp).
@@ -623,16 +632,11 @@ bool better(const CandidateEstimate& a, const CandidateEstimate& b) {
   return a.cycles < b.cycles || (a.cycles == b.cycles && a.compute_cycles < b.compute_cycles);
 }
 
-// The most segments an automatic split chooses: the policy's max_segments, at
-// most twice the wave size. The reduce kernel keeps each segment's weight in a
-// lane while the segments fit two per lane; past it every chunk of segments
-// re-reads and re-exponentiates its weights (reduce.hpp), which the whole-launch
-// model has at 4-5x the cycles per segment (docs/performance.md, "Selector
-// against the model"). Also at most `tiles / min_tiles_per_segment`, for a walk
-// of `tiles` KV tiles.
+// The most segments an automatic split chooses for a walk of `tiles` KV
+// tiles: auto_segment_cap (table.hpp), and at most `tiles /
+// min_tiles_per_segment`.
 int max_auto_segments(const ProblemDesc& p, const SelectPolicy& pol, int tiles) {
-  return std::min(std::min(pol.max_segments, 2 * kArchRecords[(int)p.arch].wave_size),
-                  tiles / pol.min_tiles_per_segment);
+  return std::min(auto_segment_cap(p.arch, pol), tiles / pol.min_tiles_per_segment);
 }
 
 // The segment counts the model weighs for 3D with row `r3`, each within [lo,

@@ -719,8 +719,9 @@ TEST(SelectRefusal, KvTilesNearInt32Max) {
   ASSERT_TRUE(s.ok) << s.error;
   const int64_t bn = s.attention.row->block_n;
   const int64_t tiles = ((int64_t)2147483647 + bn - 1) / bn;
-  // The cap (the architecture's max_segments, at most twice the wave size), not 1 from a wrapped tile count.
-  const int cap = std::min(default_policy(p.arch).max_segments, 2 * arch_record(p.arch).wave_size);
+  // The cap, not 1 from a wrapped tile count.
+  const int cap = auto_segment_cap(p.arch, default_policy(p.arch));
+  EXPECT_EQ(cap, 128);  // gfx950: its max_segments, twice its wave size
   EXPECT_EQ(s.num_segments, cap);
   bool seen = false;  // the chosen candidate walks ceil(tiles / cap) tiles, from the unwrapped count
   for (const CandidateEstimate& c : s.candidates)

@@ -133,9 +133,8 @@ std::string config_label(const std::string& path, const std::string& instance, i
 // The configurations the selector can pick for the problem of `sel` (a plan with
 // SelectOptions::explain): every estimate it weighed (the first serving 2D row of
 // each tile kind; the 3D row at the segment counts it weighs), plus that 3D row at
-// every power of two from 2 up to the most an automatic split chooses (the
-// policy's max_segments, at most twice the wave size: select.cpp) and no more
-// than the KV tiles of the longest walk.
+// every power of two from 2 up to the most an automatic split chooses
+// (auto_segment_cap) and no more than the KV tiles of the longest walk.
 std::vector<Candidate> candidates_of(const Selection& sel, Arch arch) {
   std::vector<Candidate> c;
   const InstanceRow* r3 = nullptr;
@@ -148,7 +147,7 @@ std::vector<Candidate> candidates_of(const Selection& sel, Arch arch) {
     }
   }
   if (r3) {
-    const int cap = std::min(std::min(default_policy(arch).max_segments, 2 * arch_record(arch).wave_size), tiles);
+    const int cap = std::min(auto_segment_cap(arch, default_policy(arch)), tiles);
     for (int s = 2; s <= cap; s *= 2)
       if (std::none_of(c.begin(), c.end(), [&](const Candidate& x) { return x.row == r3 && x.segments == s; }))
         c.push_back({Path::k3D, r3, s, NAN});

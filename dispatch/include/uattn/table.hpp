@@ -178,6 +178,11 @@ struct SelectPolicy {
   int split_margin_pct = 0;        // 3D only when its estimate < this % of 2D's (1..1000)
 };
 SelectPolicy default_policy(Arch a);
+// The most segments an automatic split of architecture `a` chooses under
+// `pol`: pol.max_segments, at most twice the wave size (the reduce kernel
+// keeps up to two segments' weights per lane: reduce.hpp). A walk of fewer
+// KV tiles caps it further (tiles / min_tiles_per_segment; select.cpp).
+int auto_segment_cap(Arch a, const SelectPolicy& pol);
 
 // One candidate the cost model estimated (Selection::candidates).
 struct CandidateEstimate {
