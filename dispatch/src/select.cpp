@@ -141,6 +141,8 @@ std::string problem_args_error(const ProblemArgs& a) {
   else if (a.num_tokens < 0 && l.tokens > kMaxTokens)
     e << "num_tokens = sum of q_lens = " << l.tokens << " (" << a.num_seqs << " sequences); expected <= " << kMaxTokens
       << " (kMaxTokens)";
+  else if (a.max_seqlen_k < 0 && l.max_k > kMaxKvLen)
+    e << "max_seqlen_k = largest of kv_lens = " << l.max_k << "; expected <= " << kMaxKvLen << " (kMaxKvLen)";
   return e.str();
 }
 
@@ -489,7 +491,7 @@ bool valid(const ProblemDesc& p) {
   return (size_t)p.arch < (size_t)kNumArchs && is_query_dtype(p.q_dtype) && kv_pairs_with(p.kv_dtype, p.q_dtype) &&
          (p.out_dtype == p.q_dtype || is_quantised_output_dtype(p.out_dtype)) && p.head_size > 0 &&
          p.block_size >= 1 && p.num_kv_heads >= 1 && p.num_q_heads >= 1 && p.num_q_heads % p.num_kv_heads == 0 &&
-         p.num_seqs >= 0 && p.num_tokens >= 0 && p.max_seqlen_q >= 0 && p.max_seqlen_k >= 0 && p.num_cus >= 0 &&
+         p.num_seqs >= 0 && p.num_tokens >= 0 && p.max_seqlen_q >= 0 && p.max_seqlen_k >= 0 && p.max_seqlen_k <= kMaxKvLen && p.num_cus >= 0 &&
          (p.features & ~kFeatAll) == 0;
 }
 
@@ -512,6 +514,8 @@ std::string check(const ProblemDesc& p) {
   else if (p.num_seqs < 0 || p.num_tokens < 0) e << "num_seqs=" << p.num_seqs << ", num_tokens=" << p.num_tokens << ": expected >= 0";
   else if (p.max_seqlen_q < 0 || p.max_seqlen_k < 0)
     e << "max_seqlen_q=" << p.max_seqlen_q << ", max_seqlen_k=" << p.max_seqlen_k << ": expected >= 0";
+  else if (p.max_seqlen_k > kMaxKvLen)
+    e << "max_seqlen_k=" << p.max_seqlen_k << ": expected <= " << kMaxKvLen << " (kMaxKvLen)";
   else if (p.num_cus < 0) e << "num_cus=" << p.num_cus << ": expected 0 (the architecture's count) or > 0";
   else if ((p.features & ~kFeatAll) != 0) e << "features=0x" << std::hex << p.features << ": unknown feature bits";
   return e.str();

@@ -185,6 +185,9 @@ std::string rule_batch(const AttentionArgs& a) {
   if (a.num_seqs < 0) return msg("num_seqs = ", a.num_seqs, "; expected >= 0");
   if (a.max_seqlen_q < 0) return msg("max_seqlen_q = ", a.max_seqlen_q, "; expected >= 0");
   if (a.max_seqlen_k < 0) return msg("max_seqlen_k = ", a.max_seqlen_k, "; expected >= 0");
+  if (a.max_seqlen_k > kMaxKvLen)
+    return msg("max_seqlen_k = ", a.max_seqlen_k, "; expected <= ", kMaxKvLen,
+               " (kMaxKvLen: the kernels index keys in int32)");
   if (a.max_blocks_per_seq < 0) return msg("max_blocks_per_seq = ", a.max_blocks_per_seq, "; expected >= 0");
   if (a.block_table_stride < a.max_blocks_per_seq)
     return msg("block_table_stride = ", a.block_table_stride, " < max_blocks_per_seq = ", a.max_blocks_per_seq,

@@ -254,6 +254,12 @@ std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc)
 
   // ---- sequence metadata ----
   std::vector<int32_t> cu(num_seqs + 1, 0), used(num_seqs), nblk(num_seqs);
+  // first_in[i]: the sequence's first block not wholly outside the window (0 unless
+  // shared_nan_block); the blocks before it all name the shared NaN block.
+  std::vector<int64_t> first_in(num_seqs, 0);
+  const int window_left = spec.window > 0 ? spec.window - 1 : -1;
+  const bool shared_nan = spec.shared_nan_block && spec.nan_outside_window && window_left >= 0;
+  bool any_shared = false;
   int64_t total_tokens = 0, used_blocks = 0, max_nblk = 0;
   for (int i = 0; i < num_seqs; ++i) {
     const auto [ql, kl] = spec.seqs[i];
@@ -264,12 +270,18 @@ std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc)
     cu[i + 1] = (int32_t)total_tokens;
     used[i] = kl;
     nblk[i] = (int32_t)(((int64_t)kl + bs - 1) / bs);
-    used_blocks += nblk[i];
+    // Block b holds keys [b bs, (b + 1) bs): wholly before the lowest key any query
+    // keeps (lo = context_len - window_left) when (b + 1) bs <= lo.
+    const int64_t lo = (int64_t)kl - ql - window_left;
+    if (shared_nan && ql > 0 && lo > 0) first_in[i] = std::min<int64_t>(lo / bs, nblk[i]);
+    any_shared = any_shared || first_in[i] > 0;
+    used_blocks += nblk[i] - first_in[i];
     max_nblk = std::max<int64_t>(max_nblk, nblk[i]);
     P.max_seqlen_q = std::max(P.max_seqlen_q, ql);
     P.max_seqlen_k = std::max(P.max_seqlen_k, kl);
   }
   P.num_tokens = (int)total_tokens;
+  if (any_shared) ++used_blocks;  // the shared NaN block: the last id drawn
   const int64_t extra = spec.extra_blocks >= 0 ? spec.extra_blocks : std::max<int64_t>(2, used_blocks / 4);
   P.num_blocks = used_blocks + extra;
   if (P.num_blocks > std::numeric_limits<int32_t>::max()) bad("num_blocks = " + str(P.num_blocks) + " > INT32_MAX");
@@ -359,10 +371,13 @@ std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc)
   int32_t* bt = static_cast<int32_t*>(P.block_table.ptr);
   {
     size_t next = 0;
+    const int32_t shared_id = any_shared ? ids.back() : -1;
     for (int i = 0; i < num_seqs; ++i)
       for (int64_t b = 0; b < bt_stride; ++b) {
         int32_t v;
-        if (b < nblk[i]) {
+        if (b < first_in[i]) {
+          v = shared_id;
+        } else if (b < nblk[i]) {
           v = ids[next++];
         } else {
           switch ((i + b) % 4) {  // garbage: far out of range, negative, or just past the pool
@@ -386,13 +401,12 @@ std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc)
       if (!spec.kv_view_of_combined) fill_nan(spec.kv_dtype, vptr, (int64_t)id * stride_block, stride_block);
     }
   }
-  const int window_left = spec.window > 0 ? spec.window - 1 : -1;
   for (int i = 0; i < num_seqs; ++i) {
     const int ql = spec.seqs[i].first, kl = spec.seqs[i].second;
     const int64_t ctx = kl - ql;
     // lowest key any query of this sequence keeps (the first query's window start)
     const int64_t lo = (spec.nan_outside_window && window_left >= 0 && ql > 0) ? ctx - window_left : 0;
-    for (int b = 0; b < nblk[i]; ++b) {
+    for (int64_t b = first_in[i]; b < nblk[i]; ++b) {
       const int64_t id = bt[i * bt_stride + b];
       const int64_t j0 = (int64_t)b * bs, j1 = std::min<int64_t>(kl, j0 + bs);
       if (j1 - 1 < lo) continue;  // wholly outside the window: stays NaN

@@ -51,6 +51,11 @@ struct ProblemSpec {  // what a test asks for
   int64_t extra_blocks = -1;
   bool fill_unused_blocks = true;
   bool nan_outside_window = true;  // NaN-fill blocks wholly outside every token's window
+  // With a window (and nan_outside_window): every block-table entry of a block wholly
+  // outside the window names one shared, NaN-filled physical block, so the pool holds
+  // only the window's blocks, that block and the extra ones. A kv_len near 2^31 then
+  // needs a block table (4 bytes per block) but no cache for the keys no query sees.
+  bool shared_nan_block = false;
 };
 
 // Memory: every buffer comes from an Allocator so tests can use guard-page memory.

@@ -164,6 +164,45 @@ TEST(Problem, BlockTableIsShuffledWithGarbageTail) {
   EXPECT_LT(in_order, used.size() / 2) << "block table looks contiguous";
 }
 
+// shared_nan_block: the entries of blocks wholly before the window all name one
+// physical block, NaN in every element; the window's blocks are distinct, and
+// the reference (which reads every key a query keeps) reads none of it.
+TEST(Problem, SharedNaNBlockOutsideTheWindow) {
+  auto s = small_spec(9);
+  s.seqs = {{2, 60}, {0, 30}, {1, 7}, {3, 41}};
+  s.window = 6;
+  auto plain = ut::make_problem(s);
+  s.shared_nan_block = true;
+  auto P = ut::make_problem(s);
+  const auto& p = P->params;
+  const int bs = p.block_size, Hkv = p.num_kv_heads, Dp = p.head_size + P->head_pad;
+  std::set<int32_t> shared, own;
+  for (int i = 0; i < p.num_seqs; ++i) {
+    const int64_t ql = p.cu_seqlens_q[i + 1] - p.cu_seqlens_q[i], lo = p.seqused_k[i] - ql - p.window_left;
+    for (int b = 0; b < (p.seqused_k[i] + bs - 1) / bs; ++b) {
+      const int32_t id = p.block_table[i * p.block_table_stride + b];
+      ASSERT_TRUE(id >= 0 && id < P->num_blocks) << i << "," << b;
+      const bool before = ql > 0 && (int64_t)(b + 1) * bs <= lo;
+      if (before) shared.insert(id);
+      else EXPECT_TRUE(own.insert(id).second) << "block " << id << " used twice";
+    }
+  }
+  ASSERT_EQ(shared.size(), 1u);  // sequences 0 and 3 have blocks before their windows
+  EXPECT_EQ(own.count(*shared.begin()), 0u);
+  const int64_t id = *shared.begin();
+  for (int slot = 0; slot < bs; ++slot)
+    for (int g = 0; g < Hkv; ++g)
+      for (int d = 0; d < Dp; ++d) {
+        const int64_t o = id * p.k_stride_block + slot * p.k_stride_slot + g * p.k_stride_head + d;
+        ASSERT_TRUE(std::isnan(load_element(s.kv_dtype, p.k_cache, o)) && std::isnan(load_element(s.kv_dtype, p.v_cache, o)));
+      }
+  EXPECT_LT(P->num_blocks, plain->num_blocks);
+  // No key of any window lies in the shared block: the reference reads no NaN.
+  const std::vector<double> r = P->reference();
+  ASSERT_FALSE(r.empty());
+  for (size_t n = 0; n < r.size(); ++n) ASSERT_TRUE(std::isfinite(r[n])) << n;
+}
+
 TEST(Problem, QLenZeroProducesNoTokens) {
   auto s = small_spec(1);
   s.seqs = {{0, 5}, {0, 0}};

@@ -215,6 +215,24 @@ TEST_P(Paths, ZeroLengthQueries) {
   expect_runs(s, GetParam().arch, GetParam().lane, true);
 }
 
+// The longest KV length a call may have (kMaxKvLen = 2^31 - 2^16, uattn/table.hpp),
+// with a sliding window so that the kernels walk only the last few KV tiles: the
+// tile bounds and key indices near 2^31 (locate_work's kv_hi + block_n - 1,
+// phases.hpp) in the shipped code objects, for a specialised instance (block size
+// 16) and the generic one (block size 48), decode and short-prefill rows, against
+// the fp64 reference. Every block wholly outside the window names one NaN-filled
+// block (shared_nan_block), so a read outside the window poisons the output.
+TEST_P(Paths, WindowAtTheLongestKvLength) {
+  for (int bs : {16, 48}) {
+    ut::ProblemSpec s = mixed(19);
+    s.block_size = bs;
+    s.window = 100;
+    s.shared_nan_block = true;
+    s.seqs = {{3, (int)kMaxKvLen}};  // 2^27 block-table columns at block size 16
+    expect_runs(s, GetParam().arch, GetParam().lane, bs == 16, 0, "block_size " + std::to_string(bs));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(E2E, Paths, ::testing::ValuesIn(variants()), variant_name);
 
 // ------------------------------------------------------------- workspace --

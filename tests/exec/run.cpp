@@ -31,8 +31,13 @@ double v_magnitude(const testing::Problem& prob) {
   const AttnParams& p = prob.params;
   const double scale = prob.spec.kv_dtype == DType::fp8e4m3 ? p.v_scale : 1.0;
   double m = 0;
-  for (int s = 0; s < p.num_seqs; ++s)
-    for (int j = 0; j < p.seqused_k[s]; ++j) {
+  for (int s = 0; s < p.num_seqs; ++s) {
+    // The keys some query of the sequence sees: none without queries, with a window
+    // from the first query's window start (context_len - window_left) on.
+    const int64_t q_len = (int64_t)p.cu_seqlens_q[s + 1] - p.cu_seqlens_q[s];
+    if (q_len <= 0) continue;
+    const int64_t lo = p.window_left >= 0 ? std::max<int64_t>(0, p.seqused_k[s] - q_len - p.window_left) : 0;
+    for (int64_t j = lo; j < p.seqused_k[s]; ++j) {
       const int64_t block = p.block_table[(int64_t)s * p.block_table_stride + j / p.block_size];
       const int64_t row = block * p.v_stride_block + (int64_t)(j % p.block_size) * p.v_stride_slot;
       for (int h = 0; h < p.num_kv_heads; ++h)
@@ -41,6 +46,7 @@ double v_magnitude(const testing::Problem& prob) {
           if (std::isfinite(v)) m = std::max(m, std::fabs(v) * scale);
         }
     }
+  }
   return m;
 }
 

@@ -23,8 +23,9 @@ struct Tolerance { double atol, rtol; };
 // is the Q-dtype bound (set for |V| <= 1) times max(1, v_max). It matters for
 // fp8 KV, whose dequantised values reach 448 * v_scale (docs/testing.md).
 Tolerance tolerance_for(DType q_dtype, DType out_dtype, float output_scale = 1.0f, double v_max = 1.0);
-// The largest finite |V| over the keys the problem's sequences use
-// (seqused_k keys of each, through its block table), dequantised.
+// The largest finite |V| over the keys some query sees (of each sequence with
+// queries, its seqused_k keys, from its first query's window start with a
+// sliding window, through its block table), dequantised.
 double v_magnitude(const testing::Problem& prob);
 // tolerance_for the problem's dtypes, output_scale and v_magnitude().
 Tolerance tolerance_for(const testing::Problem& prob);

@@ -76,6 +76,7 @@ bool problem_in_contract(const ProblemDesc& p) {
   if (p.head_size < 1 || p.block_size < 1 || p.num_q_heads < 1 || p.num_kv_heads < 1) return false;
   if (p.num_q_heads % p.num_kv_heads) return false;
   if (p.num_seqs < 0 || p.num_tokens < 0 || p.max_seqlen_q < 0 || p.max_seqlen_k < 0 || p.num_cus < 0) return false;
+  if (p.max_seqlen_k > kMaxKvLen) return false;  // the kernels' int32 key indices (table.hpp)
   return (p.features & ~(uint32_t)kFeatAll) == 0;
 }
 

@@ -101,6 +101,7 @@ void check_accepted(const AttentionArgs& a) {
   if (a.num_seqs < 0) fail("accepted: num_seqs");
   if (a.num_seqs > 0 && (!a.cu_seqlens_q || !a.seqused_k || !a.block_table)) fail("accepted: null index array");
   if (a.max_seqlen_q < 0 || a.max_seqlen_k < 0 || a.max_blocks_per_seq < 0) fail("accepted: negative bound");
+  if (a.max_seqlen_k > kMaxKvLen) fail("accepted: max_seqlen_k above kMaxKvLen");
   if (a.block_table_stride < a.max_blocks_per_seq) fail("accepted: block_table_stride");
   if ((__int128)a.max_blocks_per_seq * BS < a.max_seqlen_k) fail("accepted: block table cannot cover max_seqlen_k");
   if (!(std::isfinite(a.softmax_scale) && a.softmax_scale > 0)) fail("accepted: softmax_scale");

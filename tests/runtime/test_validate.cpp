@@ -246,6 +246,18 @@ TEST(Validate, NegativeMaxSeqlens) {
   EXPECT_TRUE(Refused(validate(g.args), {"uattn: max_seqlen_k = -7; expected >= 0"}));
 }
 
+// The kernels hold key indices in int32: max_seqlen_k (which bounds every
+// seqused_k) is refused past kMaxKvLen = 2^31 - 2^16, and accepted up to it.
+TEST(Validate, MaxSeqlenKAboveKMaxKvLen) {
+  ArgsFixture f;
+  f.args.max_seqlen_k = (int32_t)kMaxKvLen + 1;
+  f.args.max_blocks_per_seq = f.args.block_table_stride = (int32_t)(kMaxKvLen / 16 + 1);
+  EXPECT_TRUE(Refused(validate(f.args), {"uattn: max_seqlen_k = 2147418113; expected <= 2147418112 (kMaxKvLen"}));
+  f.args.max_seqlen_k = (int32_t)kMaxKvLen;
+  EXPECT_TRUE(validate(f.args).ok()) << validate(f.args).message;
+  EXPECT_EQ(kMaxKvLen, ((int64_t)1 << 31) - ((int64_t)1 << 16));
+}
+
 TEST(Validate, BlockTableStride) {
   ArgsFixture f;
   f.args.block_table_stride = 4;
@@ -708,17 +720,25 @@ TEST(SelectRefusal, OptionsOutOfRange) {
   }
 }
 
-// Hostile-input class 2: max_seqlen_k + block_n - 1 is computed in 64 bits.
+// Hostile-input class 2: max_seqlen_k + block_n - 1 is computed in 64 bits; past
+// kMaxKvLen (the kernels' int32 key indices) the problem is refused by name.
 TEST(SelectRefusal, KvTilesNearInt32Max) {
   ProblemDesc p = small_problem();
+  p.max_seqlen_k = (int)kMaxKvLen + 1;
+  Selection s = select(p);
+  EXPECT_FALSE(s.ok);
+  EXPECT_TRUE(s.invalid);
+  EXPECT_EQ(s.error, "invalid problem: max_seqlen_k=2147418113: expected <= 2147418112 (kMaxKvLen)");
   p.max_seqlen_k = 2147483647;
+  EXPECT_FALSE(select(p).ok);
+  p.max_seqlen_k = (int)kMaxKvLen;
   SelectOptions o;
   o.path = ForcePath::k3D;
   o.explain = true;
-  const Selection s = select(p, o);
+  s = select(p, o);
   ASSERT_TRUE(s.ok) << s.error;
   const int64_t bn = s.attention.row->block_n;
-  const int64_t tiles = ((int64_t)2147483647 + bn - 1) / bn;
+  const int64_t tiles = (kMaxKvLen + bn - 1) / bn;
   // The cap, not 1 from a wrapped tile count.
   const int cap = auto_segment_cap(p.arch, default_policy(p.arch));
   EXPECT_EQ(cap, 128);  // gfx950: its max_segments, twice its wave size
@@ -759,6 +779,19 @@ TEST(SelectRefusal, WorkspaceOverflow) {
 
 // Hostile-input class 2: the problem builder sums token counts in 64 bits (four
 // sequences of 2^30 tokens are not zero tokens).
+TEST(ProblemBuilder, KvLenAboveKMaxKvLen) {
+  const int32_t q_lens[] = {1, 1}, kv_lens[] = {64, (int32_t)kMaxKvLen + 1};
+  ProblemArgs a;
+  a.head_size = 128; a.block_size = 16; a.num_q_heads = 8; a.num_kv_heads = 2;
+  a.q_lens = q_lens;
+  a.kv_lens = kv_lens;
+  a.num_seqs = 2;
+  EXPECT_EQ(problem_args_error(a), "max_seqlen_k = largest of kv_lens = 2147418113; expected <= 2147418112 (kMaxKvLen)");
+  EXPECT_FALSE(select(make_problem(a)).ok);
+  a.num_seqs = 1;  // the first sequence alone
+  EXPECT_EQ(problem_args_error(a), "");
+}
+
 TEST(ProblemBuilder, TokenSumOverflow) {
   const int32_t q_lens[] = {1 << 30, 1 << 30, 1 << 30, 1 << 30};
   ProblemArgs a;

@@ -63,6 +63,9 @@ TEST(Table, RowsAreWellFormed) {
     EXPECT_TRUE(!r.head_split || r.waves > 1) << r.name;
     // kTileBlockN keys, or a multiple for the wider tiles a record allows (ArchInfo.block_n_by_head).
     EXPECT_TRUE(r.block_n >= kTileBlockN && r.block_n % kTileBlockN == 0) << r.name << " block_n " << r.block_n;
+    // kMaxKvLen's margin: the last KV tile and the tile prefetched after it keep
+    // their key indices in int32 (table.hpp).
+    EXPECT_LE(2 * (int64_t)r.block_n, (int64_t)2147483647 - kMaxKvLen) << r.name << " block_n " << r.block_n;
   }
   EXPECT_FALSE(all_rows().empty());
 }

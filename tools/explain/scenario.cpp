@@ -57,9 +57,9 @@ bool parse_seqs(const std::string& s, std::vector<std::pair<int, int>>* out, std
       *error = where + "expected q_len:kv_len, two integers";
       return false;
     }
-    if (errno == ERANGE || k > kMaxTokens) {
-      *error = where + "kv_len = " + item.substr(c + 1) + "; expected at most " + std::to_string(kMaxTokens) +
-               " (kMaxTokens: seqused_k is int32)";
+    if (errno == ERANGE || k > kMaxKvLen) {
+      *error = where + "kv_len = " + item.substr(c + 1) + "; expected at most " + std::to_string(kMaxKvLen) +
+               " (kMaxKvLen: the kernels index keys in int32)";
       return false;
     }
     if (q < 0 || k < q) {
@@ -83,7 +83,8 @@ struct Ctx {
   bool bad(const std::string& what) { *error = where + ": " + what; return false; }
 };
 
-// Bound of the integer fields other than the sequence lengths (which take kMaxTokens).
+// Bound of the integer fields other than the sequence lengths (q_len takes
+// kMaxTokens, kv_len kMaxKvLen).
 constexpr int64_t kMaxField = 1 << 30;
 
 bool get_int(Ctx& c, const json& e, const char* key, int* v, bool required, int lo, int64_t hi = kMaxField) {
@@ -92,7 +93,8 @@ bool get_int(Ctx& c, const json& e, const char* key, int* v, bool required, int 
   if (!it->is_number_integer() || (it->is_number_unsigned() && it->get<uint64_t>() > (uint64_t)hi) ||
       it->get<int64_t>() < lo || it->get<int64_t>() > hi)
     return c.bad(std::string("'") + key + "' must be an integer from " + std::to_string(lo) + " to " +
-                 std::to_string(hi) + (hi == kMaxTokens ? " (kMaxTokens)" : "") + ", not " + it->dump());
+                 std::to_string(hi) + (hi == kMaxTokens ? " (kMaxTokens)" : hi == kMaxKvLen ? " (kMaxKvLen)" : "") +
+                 ", not " + it->dump());
   *v = it->get<int>();
   return true;
 }
@@ -159,7 +161,7 @@ bool read_entry(Ctx& c, const json& e, Scenario* sc) {
       const json& q = (*s)[i];
       if (!q.is_object()) return ci.bad("expected an object {\"q_len\": .., \"kv_len\": ..}");
       int ql = 0, kl = 0;
-      if (!get_int(ci, q, "q_len", &ql, true, 0, kMaxTokens) || !get_int(ci, q, "kv_len", &kl, true, 0, kMaxTokens))
+      if (!get_int(ci, q, "q_len", &ql, true, 0, kMaxTokens) || !get_int(ci, q, "kv_len", &kl, true, 0, kMaxKvLen))
         return false;
       if (kl < ql) return ci.bad("kv_len " + std::to_string(kl) + " < q_len " + std::to_string(ql));
       sc->seqs.emplace_back(ql, kl);

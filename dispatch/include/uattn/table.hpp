@@ -141,7 +141,8 @@ uint32_t features_used(const ProblemArgs& a);
 // select() refuses: call problem_args_error() first for a message naming it.
 ProblemDesc make_problem(const ProblemArgs& a);
 // "" when make_problem(a) describes `a` exactly, else what does not fit, e.g.
-// "num_tokens = sum of q_lens = 4294967296 (4 sequences); expected <= 2147483647 (kMaxTokens)".
+// "num_tokens = sum of q_lens = 4294967296 (4 sequences); expected <= 2147483647 (kMaxTokens)"
+// or "max_seqlen_k = largest of kv_lens = 2147418113; expected <= 2147418112 (kMaxKvLen)".
 std::string problem_args_error(const ProblemArgs& a);
 
 // Largest segment count a caller may request (more segments than KV tiles is
@@ -149,11 +150,22 @@ std::string problem_args_error(const ProblemArgs& a);
 // --segments and uattn-run --segments all use it.
 constexpr int kMaxSegments = 1024;
 
-// Most tokens a call may describe: one sequence's q_len or kv_len, and the sum of
-// the q_lens (num_tokens). cu_seqlens_q and seqused_k are int32 (SPEC.md s.1).
-// The one bound: problem_args_error(), uattn-explain (--seqs and scenario
-// files) and uattn-run --seqs all use it and name it in their refusals.
+// Most tokens a call may describe: one sequence's q_len, and the sum of the
+// q_lens (num_tokens). cu_seqlens_q is int32 (SPEC.md s.1). The one bound:
+// problem_args_error(), uattn-explain (--seqs and scenario files) and uattn-run
+// --seqs all use it and name it in their refusals. A KV length has the tighter
+// kMaxKvLen (below).
 constexpr int64_t kMaxTokens = 2147483647;
+
+// Longest KV length a call may have: one sequence's seqused_k (kv_len), hence
+// max_seqlen_k; 2^31 - 2^16. The kernels hold key indices in int32: the end of a
+// workgroup's last KV tile (kv_len + block_n - 1, templates/uattn/kernel/phases.hpp
+// locate_work), the keys of that tile and of the tile a workgroup prefetches
+// after it must not wrap, which holds while 2 x block_n <= 2^31 - 1 - kMaxKvLen
+// (every table row; the table test checks it). Enforced by validate()
+// (max_seqlen_k), select() (ProblemDesc::max_seqlen_k), problem_args_error()
+// (kv_lens) and uattn-explain / uattn-run (--seqs, scenario files), which name it.
+constexpr int64_t kMaxKvLen = 2147483647 - 65535;
 
 // CUs of a device whose HIP properties report `reported_units` in
 // hipDeviceProp_t::multiProcessorCount: on RDNA (gfx10+) HIP runs in WGP mode and
