@@ -62,6 +62,9 @@ typedef struct uattn_tensor {
  * arrays; all three or none). When given, uattn_run checks them
  * (uattn_validate_indices) before launching anything: UATTN_ERR_INVALID_ARGUMENT
  * on a violation.
+ * Lengths: max_seqlen_k (the bound of every seqused_k) is at most
+ * 2^31 - 2^16 = 2147418112 (kMaxKvLen, uattn/table.hpp: the kernels index keys
+ * in int32); above it uattn_run returns UATTN_ERR_INVALID_ARGUMENT.
  * Checked launch (index_status): device memory of UATTN_INDEX_STATUS_BYTES (4-byte
  * aligned), or NULL. When given, uattn_run first launches a kernel that checks the
  * device index arrays against the rules of uattn_validate_indices; on a violation
