@@ -435,6 +435,15 @@ void Ctx::gwrite(uint64_t addr, const void* src, size_t bytes) {
   trace_mem(w, addr, bytes, Space::kGlobal, true);
   memcpy(reinterpret_cast<void*>(addr), src, bytes);
 }
+// The workgroups' plain global stores before it (in program order, on this host
+// thread) happen before any read of the value it returns to another workgroup:
+// the release / acquire of a sequentially consistent read-modify-write.
+uint32_t Ctx::gatomic_add(uint64_t addr, uint32_t v) {
+  check_global(addr, 4, true);
+  if (addr & 3) fail("atomic at " + hexaddr(addr) + ", not 4-byte aligned");
+  trace_mem(w, addr, 4, Space::kGlobal, true);
+  return __atomic_fetch_add(reinterpret_cast<uint32_t*>(addr), v, __ATOMIC_SEQ_CST);
+}
 
 // LDS race check: a byte touched by two waves between two barriers, one of the
 // accesses a write (the host engine's rule; ISA: LDS ordering between waves is

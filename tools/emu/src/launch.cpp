@@ -176,7 +176,8 @@ bool no_destination(const Inst& in) {
       "global_store", "buffer_store", "flat_store", "scratch_store", "ds_write", "ds_store", "s_store",
       "s_buffer_store", "global_atomic", "buffer_atomic", "flat_atomic"};
   for (const char* p : kPrefixes)
-    if (in.base.rfind(p, 0) == 0) return !(in.glc && in.base.find("atomic") != std::string::npos);
+    if (in.base.rfind(p, 0) == 0)  // an atomic with GLC (RDNA2) / SC0 (CDNA4) returns the value before it
+      return !((in.glc || in.sc0) && in.base.find("atomic") != std::string::npos);
   if (in.lds || in.base.find("_lds_") != std::string::npos) return true;  // loads into LDS
   if (in.base.rfind("v_cmpx", 0) == 0) return in.ops[0].kind != Operand::kSgpr;  // gfx10 e32: EXEC only
   return in.nops == 0;

@@ -282,6 +282,10 @@ struct Ctx {
   void check_global(uint64_t addr, size_t bytes, bool store);
   void gread(uint64_t addr, void* dst, size_t bytes);
   void gwrite(uint64_t addr, const void* src, size_t bytes);
+  // One lane's 32-bit atomic add at a 4-byte aligned global address; returns the
+  // value before it. Atomic with respect to every workgroup of the launch (they
+  // run on parallel host threads): a sequentially consistent host read-modify-write.
+  uint32_t gatomic_add(uint64_t addr, uint32_t v);
   // LDS: out-of-range reads return 0 and writes are dropped (and reported as a fault)
   void lds_read(uint32_t addr, void* dst, size_t bytes);
   void lds_write(uint32_t addr, const void* src, size_t bytes);

@@ -330,9 +330,41 @@ void op_buffer_store_dword(Ctx& c, const Inst& in) { buffer_store(c, in, 4); }
 void op_buffer_store_dwordx2(Ctx& c, const Inst& in) { buffer_store(c, in, 8); }
 void op_buffer_store_dwordx4(Ctx& c, const Inst& in) { buffer_store(c, in, 16); }
 
-// RDNA2 "BUFFER_GL0_INV": invalidate the GL0 cache. Memory is coherent in the
-// emulator, and the instruction returns no data: nothing to do.
-void op_buffer_gl0_inv(Ctx&, const Inst&) {}
+// RDNA2 "BUFFER_GL0_INV" / "BUFFER_GL1_INV": invalidate the GL0 / GL1 cache;
+// CDNA4 "BUFFER_WBL2" / "BUFFER_INV": write back / invalidate the L2 (and lower)
+// caches at the scope of SC0 / SC1 (LLVM AMDGPUUsage, "Memory Model GFX942":
+// the agent-scope release and acquire fences). Memory is coherent in the
+// emulator and its global accesses complete in program order, and the
+// instructions return no data: nothing to do.
+void op_cache_control(Ctx&, const Inst&) {}
+
+// ---------------------------------------------------------------- global atomics
+// ISA "Flat Memory Instructions" / "Global" atomics, GLOBAL_ATOMIC_ADD (CDNA4
+// GLOBAL_ATOMIC_ADD_U32): per active lane, in lane order, DATA is added to the
+// dword at the lane's address; with SC0 (CDNA4) / GLC (RDNA2) the value before
+// the add is returned to VDST (on VM_CNT), else nothing is returned (RDNA2:
+// counted on VS_CNT like a store). Operands: [vdst,] vaddr, vdata, saddr.
+void op_global_atomic_add(Ctx& c, const Inst& in) {
+  const bool ret = in.glc || in.sc0;
+  const int va = ret ? 1 : 0;
+  need_regs(c, in, va + 1, 1, "vdata");
+  if (ret) need_regs(c, in, 0, 1, "vdst");
+  uint64_t sbase;
+  const bool has_saddr = saddr_present(c, in, Kind::kGlobal, va + 2, sbase);
+  const Operand& data = in.ops[va + 1];
+  uint32_t old[64] = {};
+  c.each(in, [&](int l) {
+    const uint64_t a = vmem_addr(c, in, Kind::kGlobal, va, va + 2, sbase, has_saddr, l);
+    old[l] = c.gatomic_add(a, c.vreg(in, data, l, 0));
+  });
+  if (!ret) {
+    c.issue(store_counter(c));
+    return;
+  }
+  Pending& p = c.issue(Counter::kVm);
+  c.each(in, [&](int l) { c.set_vreg(in, in.ops[0], l, 0, old[l]); });
+  pend_data(c, p, in.ops[0], 1);
+}
 
 // ---------------------------------------------------------------- DS
 // ISA "Data Share Operations": LDS address = VGPR[addr] + OFFSET (16-bit);
@@ -635,7 +667,11 @@ void register_memory(OpTable& t) {
   t.add("buffer_store_dword", &op_buffer_store_dword);
   t.add("buffer_store_dwordx2", &op_buffer_store_dwordx2);
   t.add("buffer_store_dwordx4", &op_buffer_store_dwordx4);
-  t.add("buffer_gl0_inv", &op_buffer_gl0_inv);
+  t.add("buffer_gl0_inv", &op_cache_control);
+  t.add("buffer_gl1_inv", &op_cache_control);
+  t.add("buffer_wbl2", &op_cache_control);
+  t.add("buffer_inv", &op_cache_control);
+  t.add("global_atomic_add", &op_global_atomic_add);
   // DS
   t.add("ds_read_u16", &op_ds_read_u16);
   t.add("ds_read_b32", &op_ds_read_b32);

@@ -246,6 +246,19 @@ void op_s_not_b32(Ctx& c, const Inst& in) {
   c.w.scc = d != 0;
 }
 
+// ISA "S_BCNT1_I32_B32" / "S_BCNT1_I32_B64": D = the number of set bits of S0;
+// SCC = D != 0 (the count of a wave's active lanes before an atomic for all).
+void op_s_bcnt1_i32_b32(Ctx& c, const Inst& in) {
+  const uint32_t d = (uint32_t)__builtin_popcount(c.scalar(in, 1));
+  c.ws32(in, 0, d);
+  c.w.scc = d != 0;
+}
+void op_s_bcnt1_i32_b64(Ctx& c, const Inst& in) {
+  const uint32_t d = (uint32_t)__builtin_popcountll(c.scalar64(in, 1));
+  c.ws32(in, 0, d);
+  c.w.scc = d != 0;
+}
+
 void op_s_brev_b32(Ctx& c, const Inst& in) {
   uint32_t x = c.scalar(in, 1), r = 0;
   for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
@@ -498,6 +511,8 @@ void register_scalar(OpTable& t) {
   t.add("s_mov_b32", &op_s_mov_b32);
   t.add("s_mov_b64", &op_s_mov_b64);
   t.add("s_not_b32", &op_s_not_b32);
+  t.add("s_bcnt1_i32_b32", &op_s_bcnt1_i32_b32);
+  t.add("s_bcnt1_i32_b64", &op_s_bcnt1_i32_b64);
   t.add("s_brev_b32", &op_s_brev_b32);
   t.add("s_abs_i32", &op_s_abs_i32);
   t.add("s_getpc_b64", &op_s_getpc_b64);

@@ -778,6 +778,24 @@ void op_v_bfe_i32(Ctx& c, const Inst& in) {
     return uint32_t(int32_t(f << (32 - w)) >> (32 - w));  // sign-extend from bit w-1
   });
 }
+// ISA "V_MBCNT_LO_U32_B32" / "V_MBCNT_HI_U32_B32": the lane's count of set bits
+// of S0 among the lanes below it, in the low / high 32 lanes of the wave
+// (ThreadMask = (1 << lane) - 1), plus S1. Compilers count a wave's active
+// lanes before one of them does its atomic for all (LLVM's atomic optimizer).
+void op_v_mbcnt_lo_u32_b32(Ctx& c, const Inst& in) {
+  check(c, in, 0, 1);
+  c.each(in, [&](int l) {
+    const uint32_t below = l >= 32 ? ~0u : (uint32_t)((1ull << l) - 1);
+    c.w32(in, 0, l, (uint32_t)__builtin_popcount(c.u32(in, 1, l) & below) + c.u32(in, 2, l));
+  });
+}
+void op_v_mbcnt_hi_u32_b32(Ctx& c, const Inst& in) {
+  check(c, in, 0, 1);
+  c.each(in, [&](int l) {
+    const uint32_t below = l < 32 ? 0u : (uint32_t)((1ull << (l - 32)) - 1);
+    c.w32(in, 0, l, (uint32_t)__builtin_popcount(c.u32(in, 1, l) & below) + c.u32(in, 2, l));
+  });
+}
 void op_v_bfm_b32(Ctx& c, const Inst& in) {
   u32_2(c, in, [](uint32_t a, uint32_t b) { return ((1u << (a & 31)) - 1u) << (b & 31); });
 }
@@ -1079,6 +1097,8 @@ void register_vector(OpTable& t) {
   t.add("v_lshl_or_b32", &op_v_lshl_or_b32);
   t.add("v_bfi_b32", &op_v_bfi_b32);
   t.add("v_bfe_u32", &op_v_bfe_u32);
+  t.add("v_mbcnt_lo_u32_b32", &op_v_mbcnt_lo_u32_b32);
+  t.add("v_mbcnt_hi_u32_b32", &op_v_mbcnt_hi_u32_b32);
   t.add("v_bfe_i32", &op_v_bfe_i32);
   t.add("v_bfm_b32", &op_v_bfm_b32);
   t.add("v_alignbit_b32", &op_v_alignbit_b32);
