@@ -352,18 +352,13 @@ void op_global_atomic_add(Ctx& c, const Inst& in) {
   uint64_t sbase;
   const bool has_saddr = saddr_present(c, in, Kind::kGlobal, va + 2, sbase);
   const Operand& data = in.ops[va + 1];
-  uint32_t old[64] = {};
+  Pending& p = c.issue(ret ? Counter::kVm : store_counter(c));
   c.each(in, [&](int l) {
     const uint64_t a = vmem_addr(c, in, Kind::kGlobal, va, va + 2, sbase, has_saddr, l);
-    old[l] = c.gatomic_add(a, c.vreg(in, data, l, 0));
+    const uint32_t old = c.gatomic_add(a, c.vreg(in, data, l, 0));
+    if (ret) c.set_vreg(in, in.ops[0], l, 0, old);
   });
-  if (!ret) {
-    c.issue(store_counter(c));
-    return;
-  }
-  Pending& p = c.issue(Counter::kVm);
-  c.each(in, [&](int l) { c.set_vreg(in, in.ops[0], l, 0, old[l]); });
-  pend_data(c, p, in.ops[0], 1);
+  if (ret) pend_data(c, p, in.ops[0], 1);
 }
 
 // ---------------------------------------------------------------- DS

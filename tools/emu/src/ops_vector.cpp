@@ -782,20 +782,17 @@ void op_v_bfe_i32(Ctx& c, const Inst& in) {
 // of S0 among the lanes below it, in the low / high 32 lanes of the wave
 // (ThreadMask = (1 << lane) - 1), plus S1. Compilers count a wave's active
 // lanes before one of them does its atomic for all (LLVM's atomic optimizer).
-void op_v_mbcnt_lo_u32_b32(Ctx& c, const Inst& in) {
+// `half`: 0 for the low 32 lanes (MBCNT_LO), 1 for the high ones (MBCNT_HI).
+void mbcnt(Ctx& c, const Inst& in, int half) {
   check(c, in, 0, 1);
   c.each(in, [&](int l) {
-    const uint32_t below = l >= 32 ? ~0u : (uint32_t)((1ull << l) - 1);
-    c.w32(in, 0, l, (uint32_t)__builtin_popcount(c.u32(in, 1, l) & below) + c.u32(in, 2, l));
+    const int below = std::clamp(l - 32 * half, 0, 32);  // lanes of this half below lane l
+    const uint32_t mask = below == 32 ? ~0u : (uint32_t)((1ull << below) - 1);
+    c.w32(in, 0, l, (uint32_t)__builtin_popcount(c.u32(in, 1, l) & mask) + c.u32(in, 2, l));
   });
 }
-void op_v_mbcnt_hi_u32_b32(Ctx& c, const Inst& in) {
-  check(c, in, 0, 1);
-  c.each(in, [&](int l) {
-    const uint32_t below = l < 32 ? 0u : (uint32_t)((1ull << (l - 32)) - 1);
-    c.w32(in, 0, l, (uint32_t)__builtin_popcount(c.u32(in, 1, l) & below) + c.u32(in, 2, l));
-  });
-}
+void op_v_mbcnt_lo_u32_b32(Ctx& c, const Inst& in) { mbcnt(c, in, 0); }
+void op_v_mbcnt_hi_u32_b32(Ctx& c, const Inst& in) { mbcnt(c, in, 1); }
 void op_v_bfm_b32(Ctx& c, const Inst& in) {
   u32_2(c, in, [](uint32_t a, uint32_t b) { return ((1u << (a & 31)) - 1u) << (b & 31); });
 }
