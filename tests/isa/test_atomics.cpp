@@ -27,11 +27,17 @@ std::vector<std::string> code_objects() {
 }
 
 struct Buffers {
-  std::vector<uint32_t> in, partial, counter{0}, out{0}, reducers{0}, arrivals{0};
+  std::vector<uint32_t> in, partial, counter{0}, out{0}, reducers{0}, arrivals{0}, tickets{0}, slots;
   RangeSet valid;
-  explicit Buffers(int groups, int per_group) : in((size_t)groups * per_group), partial(groups, 0xDEADBEEFu) {
+  Buffers(int groups, int per_group, int block)
+      : in((size_t)groups * per_group), partial(groups, 0xDEADBEEFu), slots((size_t)groups * block, 0xDEADBEEFu) {
     for (size_t i = 0; i < in.size(); ++i) in[i] = (uint32_t)(i * 2654435761u >> 7);
-    for (auto* b : {&in, &partial, &counter, &out, &reducers, &arrivals}) valid.add((uint64_t)b->data(), b->size() * 4);
+    for (auto* b : {&in, &partial, &counter, &out, &reducers, &arrivals, &tickets, &slots})
+      valid.add((uint64_t)b->data(), b->size() * 4);
+  }
+  std::vector<uint64_t> pointers(uint64_t arrivals_at) {
+    return {(uint64_t)in.data(),       (uint64_t)partial.data(), (uint64_t)counter.data(), (uint64_t)out.data(),
+            (uint64_t)reducers.data(), arrivals_at,              (uint64_t)tickets.data(), (uint64_t)slots.data()};
   }
 };
 
@@ -60,7 +66,7 @@ TEST_P(Atomics, LastArrivingWorkgroupReducesAndResetsTheCounter) {
   const KernelDesc* k = co->kernel("last_arriver");
   ASSERT_NE(k, nullptr);
   const int groups = 301, per_group = 5;
-  Buffers b(groups, per_group);
+  Buffers b(groups, per_group, (int)k->wavefront_size);
   const uint32_t want = std::accumulate(b.in.begin(), b.in.end(), 0u);
   for (int launch = 1; launch <= 8; ++launch) {  // the counter, reset by the reducer, is reused
     LaunchRequest rq;
@@ -70,9 +76,9 @@ TEST_P(Atomics, LastArrivingWorkgroupReducesAndResetsTheCounter) {
     rq.threads = 4;
     rq.valid = b.valid.callback();
     b.out[0] = 0;
-    rq.kernarg = kernarg(*k, {(uint64_t)b.in.data(), (uint64_t)b.partial.data(), (uint64_t)b.counter.data(),
-                              (uint64_t)b.out.data(), (uint64_t)b.reducers.data(), (uint64_t)b.arrivals.data()},
-                         per_group);
+    b.tickets[0] = 0;
+    std::fill(b.slots.begin(), b.slots.end(), 0xDEADBEEFu);
+    rq.kernarg = kernarg(*k, b.pointers((uint64_t)b.arrivals.data()), per_group);
     const LaunchResult r = co->launch(rq);
     ASSERT_TRUE(r.ok) << co->processor() << ": " << r.error;
     EXPECT_EQ(r.groups_run, (uint64_t)groups);
@@ -80,6 +86,10 @@ TEST_P(Atomics, LastArrivingWorkgroupReducesAndResetsTheCounter) {
     EXPECT_EQ(b.counter[0], 0u) << "launch " << launch;
     EXPECT_EQ(b.reducers[0], (uint32_t)launch) << "exactly one reducer per launch";
     EXPECT_EQ(b.arrivals[0], (uint32_t)(groups * launch)) << "the no-return adds";
+    // Every work-item's ticket is its own: slots holds each global id once.
+    std::vector<uint32_t> ids = b.slots;
+    std::sort(ids.begin(), ids.end());
+    for (size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(ids[i], (uint32_t)i) << "launch " << launch;
   }
   for (int g = 0; g < groups; ++g)
     ASSERT_EQ(b.partial[g], std::accumulate(b.in.begin() + g * per_group, b.in.begin() + (g + 1) * per_group, 0u));
@@ -91,7 +101,7 @@ TEST_P(Atomics, MisalignedOrInvalidAtomicFailsTheLaunch) {
   const auto co = CodeObject::load_file(GetParam());
   const KernelDesc* k = co->kernel("last_arriver");
   ASSERT_NE(k, nullptr);
-  Buffers b(4, 1);
+  Buffers b(4, 1, (int)k->wavefront_size);
   std::vector<uint32_t> wide(4, 0);
   b.valid.add((uint64_t)wide.data(), 16);
   for (const auto& [arrivals, what] : {std::pair<uint64_t, std::string>{(uint64_t)wide.data() + 2, "not 4-byte aligned"},
@@ -101,9 +111,7 @@ TEST_P(Atomics, MisalignedOrInvalidAtomicFailsTheLaunch) {
     rq.grid[0] = 4;
     rq.block = k->wavefront_size;
     rq.valid = b.valid.callback();
-    rq.kernarg = kernarg(*k, {(uint64_t)b.in.data(), (uint64_t)b.partial.data(), (uint64_t)b.counter.data(),
-                              (uint64_t)b.out.data(), (uint64_t)b.reducers.data(), arrivals},
-                         1);
+    rq.kernarg = kernarg(*k, b.pointers(arrivals), 1);
     const LaunchResult r = co->launch(rq);
     EXPECT_FALSE(r.ok);
     EXPECT_NE(r.error.find(what), std::string::npos) << r.error;
