@@ -105,12 +105,13 @@ TEST_P(Atomics, MisalignedOrInvalidAtomicFailsTheLaunch) {
   std::vector<uint32_t> wide(4, 0);
   b.valid.add((uint64_t)wide.data(), 16);
   for (const auto& [arrivals, what] : {std::pair<uint64_t, std::string>{(uint64_t)wide.data() + 2, "not 4-byte aligned"},
-                                       {(uint64_t)wide.data() + 64, "outside every valid allocation"}}) {
+                                       {uint64_t{0x1000}, "outside every valid allocation"}}) {
     LaunchRequest rq;
     rq.kernel = "last_arriver";
     rq.grid[0] = 4;
     rq.block = k->wavefront_size;
     rq.valid = b.valid.callback();
+    b.tickets[0] = 0;  // the launch before stopped part way through its tickets
     rq.kernarg = kernarg(*k, b.pointers(arrivals), 1);
     const LaunchResult r = co->launch(rq);
     EXPECT_FALSE(r.ok);
