@@ -23,9 +23,9 @@ using json = nlohmann::json;
 
 json time_json(const model::KernelTime& k) {
   return {{"kernel", k.kernel}, {"us", k.us}, {"compute_us", k.compute_us}, {"memory_us", k.memory_us},
-          {"launch_us", k.launch_us}, {"bound", k.bound}, {"cu_cycles", k.cu_cycles}, {"hbm_bytes", k.hbm_bytes},
-          {"groups", k.groups}, {"traced_groups", k.traced_groups}, {"sampling", k.sampling},
-          {"waves_per_group", k.waves_per_group}, {"waves_per_simd", k.waves_per_simd},
+          {"tail_us", k.tail_us}, {"launch_us", k.launch_us}, {"bound", k.bound}, {"cu_cycles", k.cu_cycles},
+          {"hbm_bytes", k.hbm_bytes}, {"groups", k.groups}, {"traced_groups", k.traced_groups},
+          {"sampling", k.sampling}, {"waves_per_group", k.waves_per_group}, {"waves_per_simd", k.waves_per_simd},
           {"groups_per_cu", k.groups_per_cu}, {"occupancy_limit", k.occupancy_limit},
           {"simd_cycles", {{"issue", k.simd.issue}, {"mfma", k.simd.mfma}, {"lds", k.simd.lds},
                            {"mem_wait", k.simd.mem_wait}, {"dependency", k.simd.dependency},

@@ -85,6 +85,7 @@ struct StaticInst {
   std::vector<uint16_t> reads, writes;  // registers (emu ids); writes only for non-memory results
   int vmcnt = -1, lgkmcnt = -1, vscnt = -1;
   bool store = false, flat = false;
+  bool returning_atomic = false;  // a global / flat / buffer atomic that returns the value before it
 };
 
 // One issued instruction of a wave: its static index, and for LDS its
@@ -96,6 +97,15 @@ struct Op {
 struct GroupStream {
   std::vector<std::vector<Op>> waves;
 };
+
+// The end of a wave's main part: one past its last returning atomic (0: none,
+// the whole wave is main). The ops after it are the wave's tail (model.hpp);
+// a group has a tail when one of its waves issues anything after that atomic.
+size_t main_end(const std::vector<Op>& ops, const std::vector<StaticInst>& insts) {
+  for (size_t i = ops.size(); i-- > 0;)
+    if (ops[i].inst < insts.size() && insts[ops[i].inst].returning_atomic) return i + 1;
+  return 0;
+}
 
 enum Reason : uint8_t { kRIssue, kRMfma, kRLds, kRMem, kRDep, kRBarrier, kRIdle, kRCount };
 
@@ -114,7 +124,8 @@ struct LaunchModel::Impl {
   int vmem_latency = 80, lds_latency = 5, smem_latency = 5;
 
   std::mutex mu;
-  std::map<uint64_t, GroupStream> streams;  // linear group id -> trace
+  std::map<uint64_t, GroupStream> streams;  // linear group id -> trace (each wave's main part)
+  std::map<uint64_t, GroupStream> tails;    // the groups with a returning atomic: each wave's tail
   std::unordered_set<uint64_t> lines_read, lines_written;
   double global_bytes = 0;
   double group_unique_lines = 0;  // sum over traced workgroups of their distinct lines
@@ -183,7 +194,7 @@ struct LaunchModel::Impl {
   }
 
   void add(emu::GroupTrace&& g) {
-    GroupStream s;
+    GroupStream s, tail;  // tail: each wave's ops after its last returning atomic (none: empty)
     std::vector<uint64_t> rd, wr;
     double bytes = 0;
     const uint64_t line = (uint64_t)m.cache_line_bytes;
@@ -206,6 +217,13 @@ struct LaunchModel::Impl {
         }
         ops.push_back(Op{op.inst, lu});
       }
+      // main part: up to and including the last returning atomic; the rest, the tail
+      const size_t end = main_end(ops, insts);
+      if (end > 0 && end < ops.size()) {
+        tail.waves.resize(g.waves.size());
+        tail.waves[s.waves.size()].assign(ops.begin() + end, ops.end());
+        ops.resize(end);
+      }
       s.waves.push_back(std::move(ops));
     }
     const uint64_t id = g.id[0] + (uint64_t)grid[0] * (g.id[1] + (uint64_t)grid[1] * g.id[2]);
@@ -219,6 +237,7 @@ struct LaunchModel::Impl {
     lines_written.insert(wr.begin(), wr.end());
     global_bytes += bytes;
     streams.emplace(id, std::move(s));
+    if (!tail.waves.empty()) tails.emplace(id, std::move(tail));
   }
 
   // ---- one CU
@@ -447,8 +466,18 @@ struct LaunchModel::Impl {
 };
 
 // The machine's memory latencies and the kernel's instructions with their costs
-// (the launch model and the one-wave llvm-mca check share it). An atomic counts
-// as a store (it returns through the same counter).
+// (the launch model and the one-wave llvm-mca check share it). An atomic
+// without return counts as a store (gfx10: VS_CNT), one with return as a load
+// (VM_CNT, where its value returns). A returning atomic: a global / flat /
+// buffer atomic to which the emulator's decoder gives a destination register
+// (Instruction::writes), i.e. one with GLC (RDNA2) / SC0 (CDNA4) set.
+static bool is_returning_atomic(const emu::Instruction& in) {
+  const std::string& n = in.mnemonic;
+  const bool atomic =
+      n.rfind("global_atomic", 0) == 0 || n.rfind("flat_atomic", 0) == 0 || n.rfind("buffer_atomic", 0) == 0;
+  return atomic && !in.writes.empty();
+}
+
 static void load_code(LaunchModel::Impl& p, const Machine& m, const std::vector<emu::Instruction>& insts) {
   p.store_counter = m.store_counter;
   p.vmem_latency = inst_cost(m.sched_model, "global_load_dword").latency;
@@ -462,7 +491,9 @@ static void load_code(LaunchModel::Impl& p, const Machine& m, const std::vector<
     s.vmcnt = in.vmcnt;
     s.lgkmcnt = in.lgkmcnt;
     s.vscnt = in.vscnt;
-    s.store = in.mnemonic.find("store") != std::string::npos || in.mnemonic.find("atomic") != std::string::npos;
+    s.returning_atomic = is_returning_atomic(in);
+    s.store = in.mnemonic.find("store") != std::string::npos ||
+              (in.mnemonic.find("atomic") != std::string::npos && !s.returning_atomic);
     s.flat = in.mnemonic.rfind("flat_", 0) == 0;
     p.insts.push_back(std::move(s));
   }
@@ -602,6 +633,14 @@ KernelTime LaunchModel::finish() {
   r.simd.idle = acct[kRIdle] / sum;
   r.cu_cycles = (double)worst * p.m.clocks_per_model_unit;
   r.compute_us = r.cu_cycles / p.m.clock_mhz;
+  // The tails (model.hpp): each traced group's, alone on an empty CU after its
+  // returning atomic's value is back (one VMEM latency); the longest counts.
+  uint64_t tail = 0;
+  for (const auto& [id, t] : p.tails) {
+    double scratch[kRCount] = {};  // SIMD-cycle shares: the main part's only
+    tail = std::max(tail, (uint64_t)p.vmem_latency + p.run_cu({&t}, scratch));
+  }
+  r.tail_us = (double)tail * p.m.clocks_per_model_unit / p.m.clock_mhz;
   // HBM: compulsory lines when the footprint fits the last-level cache.
   const double scale = p.max_groups || p.keep_y ? (double)p.groups / (double)r.traced_groups : 1.0;
   const double line = p.m.cache_line_bytes;
@@ -614,7 +653,7 @@ KernelTime LaunchModel::finish() {
   r.memory_us = r.hbm_bytes / (p.m.hbm_gbs * 1e3);
   r.launch_us = p.m.launch_overhead_us;
   r.bound = r.memory_us > r.compute_us ? "memory" : "compute";
-  r.us = std::max(r.compute_us, r.memory_us) + r.launch_us;
+  r.us = std::max(r.compute_us, r.memory_us) + r.tail_us + r.launch_us;  // tail_us 0: as without tails
   r.sampling = p.keep_y ? "workgroups with grid.y < " + std::to_string(p.keep_y) + " of " + std::to_string(gy) +
                               " (heads) run and traced: " + std::to_string(r.traced_groups) + " of " +
                               std::to_string(p.groups) + "; (x, y, z) modelled as (x, y mod " +

@@ -17,7 +17,33 @@
 // global addresses (unique cache lines when the launch's footprint fits the
 // last-level cache, otherwise each workgroup's distinct lines summed) against
 // the HBM bandwidth;
-// launch time = max(CU time, HBM time) + launch overhead.
+// launch time = max(CU time, HBM time) + tail time + launch overhead.
+// Tails (a fused reduce: each workgroup stores its partial results, then takes
+// a ticket with a returning global atomic, e.g. `global_atomic_add ... sc0` on
+// gfx950 / `glc` on gfx1030, and the one that arrives last reduces the
+// others' results): a wave's tail is what it issues after its last returning
+// atomic (global / flat / buffer, identified by the destination register the
+// emulator's decoder gives it); everything up to and including that atomic is
+// its main part (a wave without one is all main). That work waits for the
+// group's last arrival, so it cannot overlap the launch's other work as the
+// round-robin CU simulation assumes (and the emulator runs the workgroups in
+// host-thread order: where the tail falls in the trace is arbitrary). So the
+// CU time is that of the main parts only (KernelTime::compute_us, cu_cycles);
+// each traced workgroup's tail (its waves' tails together) is simulated as one
+// group alone on an otherwise empty CU, after the atomic's value is back (one
+// VMEM latency), and the longest is KernelTime::tail_us, added after the
+// whole launch's main work: an upper bound (the last arrival comes at the
+// latest when the slowest CU's main work ends). Memory
+// counts every traced line, tails included; the SIMD-cycle shares
+// (KernelTime::simd) cover the main part only. A launch without returning
+// atomics has tail_us = 0 and the times it had before tails were modelled.
+// The rule reads any returning atomic as an arrival count: one taken for
+// another purpose (a work-queue ticket) would make the rest of its wave a tail.
+// Sampled launches (Sampling): the tails come from the traced workgroups only,
+// so where the last arrival was not traced (max_groups: every workgroup runs,
+// the first rounds are traced) its tail is missing; with `heads`, the
+// untraced workgroups do not run, so a counter that waits for workgroups of
+// several heads never reaches its count (no reduction runs, no tail).
 // Machine parameters: tools/model/machines/<arch>.json, each with its source.
 #pragma once
 #include <stdint.h>
@@ -80,12 +106,15 @@ struct KernelTime {
   uint64_t groups = 0, traced_groups = 0;
   int waves_per_group = 0, waves_per_simd = 0, groups_per_cu = 0;
   std::string occupancy_limit;  // "VGPRs", "LDS", "waves", ...
-  double cu_cycles = 0;         // clocks of the busiest CU
-  double compute_us = 0, memory_us = 0, launch_us = 0, us = 0;
+  double cu_cycles = 0;         // clocks of the busiest CU (main parts only)
+  // compute_us: the main parts' CU time (cu_cycles); tail_us: the longest tail
+  // after the last returning atomic (0: none); us = max(compute_us, memory_us)
+  // + tail_us + launch_us (the header comment states the rule).
+  double compute_us = 0, memory_us = 0, tail_us = 0, launch_us = 0, us = 0;
   std::string bound;            // "compute" or "memory"
   double hbm_bytes = 0, global_bytes = 0;
   std::string sampling;         // how the traced workgroups stand for the launch
-  Breakdown simd;               // fractions of SIMD-cycles (sum 1)
+  Breakdown simd;               // fractions of SIMD-cycles (sum 1), over the main parts
 };
 
 // One kernel launch: built from the code object and the request, fed the
