@@ -173,6 +173,8 @@ struct DeviceState {
   std::vector<uint8_t> image;  // the device's code object, when taken from an uncompressed bundle
   std::vector<hipFunction_t> functions;  // per table row index (row - all_rows().data()); null = not fetched yet
   hipFunction_t check = nullptr;         // the index-array check kernel (checked launches); null = not fetched yet
+  // The fused reduce's counter buffers (kFusedCounterWords words) by stream.
+  std::map<void*, uint32_t*> counters;
 };
 
 }  // namespace
@@ -185,8 +187,40 @@ struct Runtime::Impl {
   std::map<int, DeviceState> devices;
 
   ~Impl() {
-    for (auto& d : devices)
+    for (auto& d : devices) {
       if (d.second.module) (void)hipModuleUnload(d.second.module);
+      for (auto& c : d.second.counters) (void)hipFree(c.second);
+    }
+  }
+
+  // The counter buffer of the fused reduce (Selection::fused_reduce) for
+  // `stream` on device d: allocated and zeroed on the stream at its first use
+  // (hipMalloc, hipMemsetAsync), left zeroed by every fused launch after.
+  // nullptr where there is none and it cannot be made (the stream is capturing
+  // a graph, or HIP refused): the call then takes its reduce launch. Called
+  // with mu held.
+  uint32_t* counters(DeviceState& d, void* stream) {
+    const auto it = d.counters.find(stream);
+    if (it != d.counters.end()) return it->second;
+    hipStreamCaptureStatus cs = hipStreamCaptureStatusNone;
+    if (hipStreamIsCapturing(static_cast<hipStream_t>(stream), &cs) != hipSuccess || cs != hipStreamCaptureStatusNone) {
+      (void)hipGetLastError();
+      return nullptr;
+    }
+    void* p = nullptr;
+    const size_t bytes = (size_t)kFusedCounterWords * 4u;
+    if (hipMalloc(&p, bytes) != hipSuccess) {
+      (void)hipGetLastError();
+      return nullptr;
+    }
+    if (hipMemsetAsync(p, 0, bytes, static_cast<hipStream_t>(stream)) != hipSuccess) {
+      (void)hipFree(p);
+      (void)hipGetLastError();
+      return nullptr;
+    }
+    uint32_t* c = static_cast<uint32_t*>(p);
+    d.counters.emplace(stream, c);
+    return c;
   }
 
   // The bundle serving `gcn_arch`: the primary when it does (always, when the
@@ -582,6 +616,7 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
   // cached kernel handles are all taken under it.
   Selection sel;
   hipFunction_t fa = nullptr, fr = nullptr, fc = nullptr;
+  uint32_t* counters = nullptr;  // the fused reduce's (null: the reduce launch)
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     DeviceState* d = nullptr;
@@ -604,11 +639,13 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
     s = check_scratch_overlap(args, sel.path == Path::k3D ? workspace : nullptr, workspace_bytes);
     if (s.ok()) s = impl_->ensure_module(*d, dev);
     if (s.ok()) s = impl_->function(*d, sel.attention.row, &fa);
-    if (s.ok() && sel.path == Path::k3D) s = impl_->function(*d, sel.reduce.row, &fr);
+    if (s.ok() && sel.fused_reduce) counters = impl_->counters(*d, stream);
+    if (s.ok() && sel.path == Path::k3D && !counters) s = impl_->function(*d, sel.reduce.row, &fr);
     if (s.ok() && args.index_status) s = impl_->check_function(*d, &fc);
   }
   if (!s.ok()) return s;
   AttnParams params = make_params(args, sel, workspace);
+  params.ws_count = counters;
   if (params.status) {
     KernelLaunch ck;  // one wave (check.hpp)
     ck.row = sel.attention.row;
@@ -618,7 +655,7 @@ Status Runtime::run(const AttentionArgs& args, void* workspace, size_t workspace
     if (!s.ok()) return s;
   }
   s = launch(fa, sel.attention, &params, stream);
-  if (s.ok() && sel.path == Path::k3D) s = launch(fr, sel.reduce, &params, stream);
+  if (s.ok() && sel.path == Path::k3D && !counters) s = launch(fr, sel.reduce, &params, stream);
   if (!s.ok() || !params.status) return s;
   // Checked launch: read the status words back once the stream has run the kernels.
   uint32_t st[4] = {0, 0, 0, 0};

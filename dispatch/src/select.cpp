@@ -180,6 +180,17 @@ bool glob_match(const char* pat, const char* s) {
   return *pat == 0;
 }
 
+bool fused_reduce_arch(Arch a) { return a == Arch::gfx950; }
+
+uint64_t fused_counter_words(uint64_t grid_x, int num_kv_heads, int num_segments) {
+  if (num_kv_heads <= 0 || num_segments <= 0) return 0;
+  const uint64_t per = (uint64_t)(num_segments + kFusedSubSegments - 1) / kFusedSubSegments + 1;
+  uint64_t w = 0;
+  if (__builtin_mul_overflow(grid_x, (uint64_t)num_kv_heads, &w) || __builtin_mul_overflow(w, per, &w))
+    return ~(uint64_t)0;
+  return w;
+}
+
 WorkspaceLayout workspace_layout(int num_tokens, int num_q_heads, int num_segments, int head_size) {
   WorkspaceLayout w{0, 0, 0, 0};
   if (num_tokens < 0 || num_q_heads < 0 || num_segments < 0 || head_size < 0) return w;
@@ -372,10 +383,12 @@ struct ModelInputs {
 
 // The estimate of running `r` with `segs` segments (1 = 2D); wg1 = working
 // workgroups of one segment, tiles = KV tiles of the longest walk.
-CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs, uint64_t wg1, int tiles) {
+CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs, uint64_t wg1, int tiles,
+                           bool fused = false) {
   CandidateEstimate e;
   e.row = &r;
   e.num_segments = segs;
+  e.fused_reduce = fused;
   e.tiles = (int)ceil_pos((double)tiles / segs);                   // the longest walk, in tiles
   // Segments with at least one tile: each walks ceil(tiles / segs) (phases.hpp, locate_work).
   const int live = (int)ceil_pos((double)tiles / e.tiles);
@@ -432,7 +445,22 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   // fits the last-level cache, each byte once. (Latency is the walk's part.)
   const double bytes = std::min((double)e.workgroups * tiles_avg * kv_tile_bytes, m.kv_footprint);
   e.memory_cycles = bytes * m.inv_bw;
-  if (r.path == Path::k3D) e.reduce_cycles = m.pol->launch_cycles + m.ws_per_segment * segs * m.inv_bw;
+  if (r.path == Path::k3D) {
+    // The fused reduce (fused_reduce.hpp) pays no launch, but its combining wave
+    // works after the last arrival (the tail) and, past 8 segments, once per
+    // sub-group within the launch. Per row, kFusedRowCycles + 3 cycles per
+    // segment (x head_size / 128 above d128), fitted to the whole-launch model's
+    // tails of the gfx950 sets (docs/performance.md, "The fused reduce": 900 to
+    // 1350 cycles a row at 8 to 128 segments); the sub-groups' combines add one
+    // such row cost per sub-group and row to the work spread over the SIMDs.
+    const double rows = std::max(1.0, std::min((double)r.block_m, m.rows_per_seq));
+    const double per_row = (kFusedRowCycles + 3.0 * segs) * std::max(1.0, m.p->head_size / 128.0);
+    if (fused) {
+      const double sub = segs > kFusedSubSegments ? (double)segs / kFusedSubSegments : 0.0;
+      e.compute_cycles += (double)wg1 * sub * rows * per_row / lanes;
+    }
+    e.reduce_cycles = (fused ? rows * per_row : m.pol->launch_cycles) + m.ws_per_segment * segs * m.inv_bw;
+  }
   e.cycles = std::max(e.compute_cycles, e.memory_cycles) + e.reduce_cycles;
   return e;
 }
@@ -582,7 +610,10 @@ std::string explanation(const ProblemDesc& p, const Selection& sel, const Decisi
       << to_string(sel.attention.row->tile) << " tile)";
   if (sel.path == Path::k3D)
     why << "; segments " << sel.num_segments
-        << (d.segments_requested ? " (requested)" : " (the cheapest estimate, each segment >= min_tiles_per_segment KV tiles)");
+        << (d.segments_requested ? " (requested)" : " (the cheapest estimate, each segment >= min_tiles_per_segment KV tiles)")
+        << (sel.fused_reduce ? "; fused reduce (the attention launch combines the segments: no reduce launch where "
+                               "the runtime has a counter buffer for the stream)"
+                             : "; reduce launch");
   why << "; " << d.cus << " CUs";
   return why.str();
 }
@@ -648,7 +679,7 @@ int max_auto_segments(const ProblemDesc& p, const SelectPolicy& pol, int tiles) 
 // slots once and twice that, and the cap; distinct, at most kMaxSegmentCandidates.
 constexpr int kMaxSegmentCandidates = 16;
 int segment_candidates(const ModelInputs& m, const InstanceRow& r3, uint64_t wg1, int lo, int cap,
-                       int out[kMaxSegmentCandidates]) {
+                       int out[kMaxSegmentCandidates], bool fused) {
   if (cap < lo) return 0;
   const double overlap = std::max(0.25, std::min(r3.occupancy, (double)m.pol->overlap_waves));
   const double slots = (double)m.cus * m.simds * overlap / r3.waves;  // workgroups in flight at once
@@ -664,6 +695,10 @@ int segment_candidates(const ModelInputs& m, const InstanceRow& r3, uint64_t wg1
   push(fill * 2);
   push(cap);
   for (int s = 1; s < cap && n < kMaxSegmentCandidates; s *= 2) push(s);
+  // The fused reduce takes multiples of 8 segments: where it is planned
+  // (`fused`), each count rounded down to one as well.
+  for (int i = 0, k = fused ? n : 0; i < k; ++i)
+    if (out[i] > kFusedSubSegments && out[i] % kFusedSubSegments) push(out[i] / kFusedSubSegments * kFusedSubSegments);
   return n;
 }
 
@@ -689,6 +724,7 @@ struct LastDecision {
   ProblemDesc p;
   ForcePath path = ForcePath::kAuto;
   int num_segments = 0;
+  bool fused_reduce = true;
   Selection sel;
 };
 
@@ -701,7 +737,7 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt);
 Selection select(const ProblemDesc& p, const SelectOptions& opt) {
   const bool memo = opt.filter.empty() && !opt.policy && !opt.explain;
   if (memo && t_last.valid && t_last.path == opt.path && t_last.num_segments == opt.num_segments &&
-      same_problem(t_last.p, p))
+      t_last.fused_reduce == opt.fused_reduce && same_problem(t_last.p, p))
     return t_last.sel;
   Selection sel = select_uncached(p, opt);
   if (memo && sel.ok) {
@@ -709,6 +745,7 @@ Selection select(const ProblemDesc& p, const SelectOptions& opt) {
     t_last.p = p;
     t_last.path = opt.path;
     t_last.num_segments = opt.num_segments;
+    t_last.fused_reduce = opt.fused_reduce;
     t_last.sel = sel;
   }
   return sel;
@@ -769,6 +806,17 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
     shape(*r, &wg, &tiles);
     add(estimate(m, *r, 1, wg, tiles), &d.best2);
   }
+  // The fused reduce at `segs` segments of row r3 (Selection::fused_reduce).
+  uint64_t gx3 = 0;
+  if (r3) {
+    int bps = 0;
+    gx3 = grid_x(p, r3->block_m, &bps);
+  }
+  const auto fused = [&](int segs) {
+    return opt.fused_reduce && fused_reduce_arch(p.arch) && (int64_t)p.max_seqlen_q * qpk <= kFusedMaxRows &&
+           (segs <= kFusedSubSegments || (segs % kFusedSubSegments == 0 && segs <= kFusedMaxSegments)) &&
+           fused_counter_words(gx3, p.num_kv_heads, segs) <= kFusedCounterWords;
+  };
   if (r3) {
     uint64_t wg1;
     int tiles;
@@ -781,9 +829,9 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
       const int lo = opt.path == ForcePath::k3D ? 1 : 2;
       const int cap = std::max(opt.path == ForcePath::k3D ? 1 : 0,
                                max_auto_segments(p, pol, tiles));
-      ns = segment_candidates(m, *r3, wg1, lo, cap, segs);
+      ns = segment_candidates(m, *r3, wg1, lo, cap, segs, fused(kFusedSubSegments));
     }
-    for (int i = 0; i < ns; ++i) add(estimate(m, *r3, segs[i], wg1, tiles), &d.best3);
+    for (int i = 0; i < ns; ++i) add(estimate(m, *r3, segs[i], wg1, tiles, fused(segs[i])), &d.best3);
   }
 
   Path path;
@@ -801,9 +849,10 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
       int segs[kMaxSegmentCandidates];
       const int ns = segment_candidates(m, *r3, working_workgroups(p, r3->block_m, qpk), 1,
                                         std::max(1, max_auto_segments(p, pol, kv_tiles_of(p, *r3))),
-                                        segs);
+                                        segs, fused(kFusedSubSegments));
       for (int i = 0; i < ns; ++i)
-        add(estimate(m, *r3, segs[i], working_workgroups(p, r3->block_m, qpk), kv_tiles_of(p, *r3)), &d.best3);
+        add(estimate(m, *r3, segs[i], working_workgroups(p, r3->block_m, qpk), kv_tiles_of(p, *r3), fused(segs[i])),
+            &d.best3);
       path = Path::k3D;
       d.only_other = true;
     } else if (path == Path::k3D && d.best3 < 0) {
@@ -880,6 +929,7 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
       return sel;
     }
     sel.workspace_bytes = w.total_bytes;
+    sel.fused_reduce = d.cand[best].fused_reduce;
   }
   if (opt.explain) {
     sel.why = explanation(p, sel, d, pol);

@@ -66,6 +66,18 @@ uattn_runtime_t* c_runtime() {
   return rt;
 }
 
+// Whether a 3D plan of `arch` takes the fused reduce (uattn/table.hpp): gfx950,
+// at most 4 packed rows per sequence (max_seqlen_q x qpk), 1..8 segments or a
+// multiple of 8 up to 128, its counters within one buffer.
+bool fused_plan(Arch arch, const Selection& sel, const ut::ProblemSpec& spec) {
+  const int s = sel.num_segments;
+  int max_q = 0;
+  for (const auto& sq : spec.seqs) max_q = std::max(max_q, sq.first);
+  return arch == Arch::gfx950 && max_q * (spec.num_q_heads / spec.num_kv_heads) <= 4 &&
+         (s <= 8 || (s % 8 == 0 && s <= 128)) &&
+         (uint64_t)sel.attention.grid.x * (uint64_t)spec.num_kv_heads * (uint64_t)((s + 7) / 8 + 1) <= kFusedCounterWords;
+}
+
 // Runs `spec` on `arch` through the chosen API and checks what was launched.
 void expect_runs(const ut::ProblemSpec& spec, Arch arch, ForcePath lane, bool c_api, int pad_rows = 0,
                  const std::string& what = "") {
@@ -97,7 +109,11 @@ void expect_runs(const ut::ProblemSpec& spec, Arch arch, ForcePath lane, bool c_
   if (lane == ForcePath::k3D) {
     EXPECT_EQ(r.sel.path, Path::k3D);
   }
-  ASSERT_EQ(l.size(), r.sel.path == Path::k3D ? 2u : 1u);
+  // 3D: attention and reduce, or the attention launch alone with the fused
+  // reduce (the runtime has a counter buffer for every stream of this device).
+  const bool reduce_launch = r.sel.path == Path::k3D && !r.sel.fused_reduce;
+  EXPECT_EQ(r.sel.fused_reduce, r.sel.path == Path::k3D && fused_plan(arch, r.sel, spec));
+  ASSERT_EQ(l.size(), reduce_launch ? 2u : 1u);
   auto same = [&](const hipcpu::LaunchRecord& rec, const KernelLaunch& k) {
     EXPECT_EQ(rec.kernel, k.row->name);
     EXPECT_EQ(rec.device, device_of(arch));
@@ -108,7 +124,7 @@ void expect_runs(const ut::ProblemSpec& spec, Arch arch, ForcePath lane, bool c_
     EXPECT_EQ(rec.block, k.threads);
   };
   same(l[0], r.sel.attention);
-  if (r.sel.path == Path::k3D) same(l[1], r.sel.reduce);
+  if (reduce_launch) same(l[1], r.sel.reduce);
 }
 
 // ---------------------------------------------------------- scenario sets --
@@ -298,12 +314,59 @@ TEST_P(PerArch, ReduceAtEverySegmentSplit) {
     RunSpec rs;
     rs.opt.path = ForcePath::k3D;
     rs.opt.num_segments = segs;
+    rs.opt.fused_reduce = false;  // the reduce kernel (FusedReduceAtEverySegmentSplit: the fused one)
     const RunOutcome r = e2e::run_on_device(&runtime(), *ut::make_problem(s, exec::guarded_allocator()), rs);
     EXPECT_TRUE(r.ok) << segs << " segments: " << r.error;
     EXPECT_EQ(r.sel.num_segments, segs);
     // 5 tokens x 8 query heads = 40 reduce workgroups, fewer than either device's SIMDs.
     ASSERT_NE(r.sel.reduce.row, nullptr) << segs;
     EXPECT_EQ(r.sel.reduce.threads, (uint32_t)(std::clamp(segs / 16, 1, 4) * r.sel.reduce.row->wave_size)) << segs;
+  }
+}
+
+// The fused reduce (templates/uattn/kernel/fused_reduce.hpp; gfx950): the
+// attention launch alone combines the segments, at one level (up to 8
+// segments) and two (sub-groups of 8, up to 128), for workgroups of 1 to 4
+// packed rows (the plans it is taken for: decodes of up to 4 query heads per KV
+// head, and up to 4 tokens of one head), with segments that walk no KV tile.
+// Head sizes 64 / 128 / 256 and the generic instance (block size 13: d80,
+// ALiBi): the combining wave's 1, 2 and 4 dims per lane, 4, 2 or 1 rows at
+// once. Runs on one stream, so every launch reuses the counter buffer the first
+// one zeroed: a counter left unreset leaves rows unwritten (NaN-poisoned) in the
+// next. Counts the fused reduce does not take (12, 129), and 8 rows, fall back
+// to the reduce launch. Against the fp64 reference; the launches counted.
+TEST_P(PerArch, FusedReduceAtEverySegmentSplit) {
+  const Arch arch = GetParam();
+  ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
+  struct Shape { int head, block, qpk, q_len; bool alibi; std::vector<int> segs; };
+  const std::vector<int> all = {1, 2, 3, 8, 12, 16, 24, 64, 120, 128, 129};
+  const std::vector<int> some = {3, 16, 64, 129};
+  const Shape shapes[] = {{128, 16, 4, 1, false, all}, {128, 16, 1, 4, false, all}, {128, 16, 2, 2, false, some},
+                          {128, 16, 8, 1, false, some}, {64, 16, 4, 1, false, some}, {256, 16, 4, 1, false, some},
+                          {256, 16, 1, 3, false, some}, {80, 13, 4, 1, true, some}, {64, 32, 2, 2, true, some}};
+  for (const Shape& sh : shapes) {
+    const int qpk = sh.qpk;
+    ut::ProblemSpec s = mixed(24 + qpk + sh.head);
+    s.head_size = sh.head;
+    s.block_size = sh.block;
+    s.alibi = sh.alibi;
+    s.num_q_heads = 2 * qpk;
+    s.seqs = {{1, 1000}, {sh.q_len, 47}, {1, 5}, {sh.q_len, 200}};
+    SCOPED_TRACE("d" + std::to_string(sh.head) + " block " + std::to_string(sh.block) + " qpk " + std::to_string(qpk) +
+                 " q_len " + std::to_string(sh.q_len));
+    for (int segs : sh.segs) {
+      RunSpec rs;
+      rs.opt.path = ForcePath::k3D;
+      rs.opt.num_segments = segs;
+      hipcpu::clear_launches();
+      const RunOutcome r = e2e::run_on_device(&runtime(), *ut::make_problem(s, exec::guarded_allocator()), rs);
+      EXPECT_TRUE(r.ok) << segs << " segments: " << r.error;
+      EXPECT_EQ(r.sel.num_segments, segs);
+      const bool fused = arch == Arch::gfx950 && qpk * sh.q_len <= 4 && (segs <= 8 || (segs % 8 == 0 && segs <= 128));
+      EXPECT_EQ(r.sel.fused_reduce, fused) << segs;
+      EXPECT_EQ(fused_plan(arch, r.sel, s), fused) << segs;
+      EXPECT_EQ(hipcpu::launches().size(), fused ? 1u : 2u) << segs;
+    }
   }
 }
 
@@ -320,6 +383,7 @@ TEST(E2EDevices, TwoArchitecturesInOneProcess) {
       for (ForcePath p : {ForcePath::k2D, ForcePath::k3D}) {
         RunSpec rs;
         rs.opt.path = p;
+        rs.opt.fused_reduce = false;  // 3D: attention + reduce on both devices
         const RunOutcome r = e2e::run_on_device(&runtime(), *prob, rs);
         if (!r.ok) errors[dev] += std::string(lane_name(p)) + ": " + r.error + "; ";
       }
@@ -890,7 +954,10 @@ TEST_P(Checked, InvalidIndexDataIsReportedAndNothingIsWritten) {
         EXPECT_EQ(hipStreamSynchronize(stream), hipSuccess) << hipcpu::last_fault();
         ASSERT_EQ(hipStreamDestroy(stream), hipSuccess);
         const std::vector<hipcpu::LaunchRecord> l = hipcpu::launches();
-        ASSERT_EQ(l.size(), lane == ForcePath::k3D ? 3u : 2u);
+        // check + attention (+ reduce, unless the plan fuses it)
+        Selection plan;
+        ASSERT_TRUE(runtime().plan(a, &plan, o).ok());
+        ASSERT_EQ(l.size(), lane == ForcePath::k3D && !plan.fused_reduce ? 3u : 2u);
         EXPECT_EQ(l[0].kernel, check_kernel);
         EXPECT_EQ(l[0].grid[0] * l[0].grid[1] * l[0].grid[2], 1u);
         ASSERT_TRUE(dp.download());
@@ -924,7 +991,7 @@ TEST_P(Checked, ValidInputGivesTheUncheckedResult) {
       ASSERT_TRUE(r.ok) << r.error;  // the reference comparison and the untouched padding rows
       EXPECT_EQ(std::memcmp(prob->out.ptr, want.data(), want.size()), 0) << "checked and unchecked results differ";
       const std::vector<hipcpu::LaunchRecord> l = hipcpu::launches();
-      ASSERT_EQ(l.size(), lane == ForcePath::k3D ? 3u : 2u);
+      ASSERT_EQ(l.size(), lane == ForcePath::k3D && !r.sel.fused_reduce ? 3u : 2u);
       EXPECT_EQ(l[0].kernel, "uattn_" + std::string(to_string(arch)) + "_check");
     }
   }

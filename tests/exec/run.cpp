@@ -170,7 +170,8 @@ RunResult run_problem(testing::Problem& prob, const RunOptions& opt) {
   res.block_m = sel.attention.row->block_m;
 
   AttnParams p = prob.params;
-  Guarded ws;
+  Guarded ws, counters;
+  uint64_t counter_words = 0;
   p.num_segments = 1;
   p.q_blocks_per_seq = sel.q_blocks_per_seq;
   p.dispatch_round = sel.dispatch_round;
@@ -186,6 +187,15 @@ RunResult run_problem(testing::Problem& prob, const RunOptions& opt) {
     p.ws_max = reinterpret_cast<float*>(base + w.max_offset);
     p.ws_sum = reinterpret_cast<float*>(base + w.sum_offset);
     p.num_segments = sel.num_segments;
+    if (sel.fused_reduce) {
+      // Exactly the words the launch uses (guard pages past them), zeroed.
+      res.reduce_instance.clear();
+      res.fused_reduce = true;
+      counter_words = fused_counter_words(sel.attention.grid.x, desc.num_kv_heads, sel.num_segments);
+      counters.p = hostexec::guarded_alloc(counter_words * 4, "fused reduce counters");
+      std::memset(counters.p, 0, counter_words * 4);
+      p.ws_count = static_cast<uint32_t*>(counters.p);
+    }
   }
   prob.poison_output();
   if (desc.num_seqs > 0) {
@@ -194,10 +204,17 @@ RunResult run_problem(testing::Problem& prob, const RunOptions& opt) {
     };
     hostexec::Result r = run(sel.attention);
     if (!r.ok) { res.error = "launch " + res.instance + ": " + r.error; return res; }
-    if (sel.path == Path::k3D && desc.num_tokens > 0) {
+    if (sel.path == Path::k3D && desc.num_tokens > 0 && !res.fused_reduce) {
       r = run(sel.reduce);
       if (!r.ok) { res.error = "launch " + res.reduce_instance + ": " + r.error; return res; }
     }
+    // The fused reduce leaves every counter it used at 0 (the next launch's start).
+    for (uint64_t i = 0; i < counter_words; ++i)
+      if (static_cast<const uint32_t*>(counters.p)[i] != 0) {
+        res.error = "fused reduce: counter " + std::to_string(i) + " of " + std::to_string(counter_words) + " left at " +
+                    std::to_string(static_cast<const uint32_t*>(counters.p)[i]) + " after the launch; expected 0";
+        return res;
+      }
   }
   const std::vector<double> ref = ref::attention(ref::RefInputs{&prob.params, prob.spec.q_dtype, prob.spec.kv_dtype});
   const Tolerance t = opt.use_tolerance_override ? opt.tol : tolerance_for(prob);

@@ -64,7 +64,8 @@ struct RunResult {
   bool ok = false;          // selected, launched, every element within tolerance
   std::string error;        // why not
   std::string instance;     // attention instance executed
-  std::string reduce_instance;
+  std::string reduce_instance;  // "" where the attention launch combined the segments (fused_reduce)
+  bool fused_reduce = false;    // 3D: the fused reduce ran (Selection::fused_reduce; counters checked back at 0)
   Path path = Path::k2D;
   int num_segments = 1;
   int q_blocks_per_seq = 0;  // Selection::q_blocks_per_seq: 0 = the packed grid

@@ -194,7 +194,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                           groups <= 0x7fffffffu;
   if (s.dispatch_round != (serpentine ? (int)cus : 0)) fail("dispatch_round", p, o, s);
   if (s.path == Path::k2D) {
-    if (s.attention.grid.z != 1 || s.workspace_bytes != 0 || s.reduce.row) fail("2d launch shape", p, o, s);
+    if (s.attention.grid.z != 1 || s.workspace_bytes != 0 || s.reduce.row || s.fused_reduce)
+      fail("2d launch shape", p, o, s);
     return 0;
   }
   if (s.num_segments < 1 || s.num_segments > kMaxSegments) fail("segments outside 1..kMaxSegments", p, o, s);
@@ -211,5 +212,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                     ((unsigned __int128)p.head_size + 2) * 4u + 15u) / 16u * 16u;
   if (ws != s.workspace_bytes)
     fail("workspace bytes differ from num_tokens*Hq*segments*(D+2)*4 rounded up to 16", p, o, s);
+  // The fused reduce (uattn/table.hpp): gfx950 only, 1..8 segments or a multiple
+  // of 8 up to 128, gx * kv_heads * (ceil(S / 8) + 1) counters within one buffer.
+  if (s.fused_reduce) {
+    const int S = s.num_segments;
+    const unsigned __int128 words =
+        (unsigned __int128)s.attention.grid.x * (unsigned)p.num_kv_heads * (unsigned)((S + 7) / 8 + 1);
+    if (!o.fused_reduce || p.arch != Arch::gfx950 || !(S <= 8 || (S % 8 == 0 && S <= 128)) ||
+        words > kFusedCounterWords || (int64_t)p.max_seqlen_q * (p.num_q_heads / p.num_kv_heads) > 4)
+      fail("fused reduce outside its rule", p, o, s);
+  }
   return 0;
 }

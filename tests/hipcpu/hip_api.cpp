@@ -573,6 +573,15 @@ hipError_t hipStreamQuery(hipStream_t stream) {
   return !s->tail || s->tail->is_done() ? hipSuccess : hipErrorNotReady;
 }
 
+// Streams of the CPU-backed device never capture graphs.
+hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus* status) {
+  std::lock_guard<std::mutex> l(g_mu);
+  if (!status) return ret(hipErrorInvalidValue);
+  if (!resolve(stream)) return ret(hipErrorInvalidHandle);
+  *status = hipStreamCaptureStatusNone;
+  return ret(hipSuccess);
+}
+
 hipError_t hipStreamDestroy(hipStream_t stream) {
   // HIP: work already enqueued completes before the stream's resources go.
   if (!stream) return ret(hipErrorInvalidHandle);

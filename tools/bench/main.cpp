@@ -358,7 +358,7 @@ int main(int argc, char** argv) {
       if (out.sel.ok) {
         r.path = to_string(out.sel.path);
         r.instance = out.sel.attention.row->name;
-        r.reduce_instance = out.sel.path == Path::k3D ? out.sel.reduce.row->name : "";
+        r.reduce_instance = out.sel.path == Path::k3D ? (out.sel.fused_reduce ? "fused" : out.sel.reduce.row->name) : "";
         r.num_segments = out.sel.num_segments;
       }
       r.sel = out.sel;

@@ -221,7 +221,13 @@ bool explain(const Scenario& sc, const std::string& batch_note, const Args& a) {
                 uattn::to_string(sel.path), sel.num_segments, sel.num_segments == 1 ? "" : "s",
                 (unsigned long long)sel.workspace_bytes);
     print_launch("attention", sel.attention);
-    if (sel.path == uattn::Path::k3D) print_launch("reduce", sel.reduce);
+    if (sel.path == uattn::Path::k3D) {
+      if (sel.fused_reduce)
+        std::printf("    %-10s fused into the attention launch (a counter buffer of the stream; %s without one)\n",
+                    "reduce", sel.reduce.row->name);
+      else
+        print_launch("reduce", sel.reduce);
+    }
     std::printf("    %-10s %s\n", "why", sel.why.c_str());
     print_estimates(sel, pol);
   }

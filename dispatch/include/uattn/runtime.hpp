@@ -144,8 +144,14 @@ class Runtime {
   // gcnArchName, CU count from multiProcessorCount through
   // cus_from_reported(): WGPs x 2 on RDNA), loads the device's code
   // object on first use and launches the attention kernel (+ the reduce kernel
-  // on the 3D path) on `stream`. Asynchronous: device-side faults surface on the
-  // stream. num_seqs == 0 or num_tokens == 0: success, nothing launched, no
+  // on the 3D path, unless the plan fuses it: Selection::fused_reduce) on
+  // `stream`. Asynchronous: device-side faults surface on the stream. The fused
+  // reduce counts arrivals in a counter buffer the runtime owns per device and
+  // stream (kFusedCounterWords x 4 = 64 KiB, hipMalloc and hipMemsetAsync on the
+  // stream at its first fused call, freed with the Runtime; every completed
+  // launch leaves it zeroed); a stream capturing a graph that has none yet, or a
+  // failed allocation, takes the reduce launch instead. Calls on one stream
+  // share its buffer in stream order. num_seqs == 0 or num_tokens == 0: success, nothing launched, no
   // device needed. workspace: device memory of workspace_size() bytes, 16-byte
   // aligned (hipMalloc's are; may be null when the size is 0). Errors: kInvalidArgument, kNoDevice, kUnsupportedArch,
   // kNoInstance, kBundle, kHip (names the HIP call and its error). `opt` out of

@@ -204,9 +204,37 @@ struct CandidateEstimate {
   int tiles = 0;                 // KV tiles the longest-walking workgroup walks
   double compute_cycles = 0;     // max(critical path, work / (CUs x SIMDs x overlapped waves))
   double memory_cycles = 0;      // K/V bytes moved / mem_bytes_per_cycle
-  double reduce_cycles = 0;      // 3D: launch_cycles + workspace bytes written and read / bandwidth
+  double reduce_cycles = 0;      // 3D: launch_cycles (the fused reduce: its serial tail) + workspace bytes
+                                 // written and read / bandwidth
+  bool fused_reduce = false;     // 3D: estimated with the fused reduce (Selection::fused_reduce)
   double cycles = 0;             // max(compute, memory) + reduce: the estimate compared
 };
+
+// The fused reduce (templates/uattn/kernel/fused_reduce.hpp): a 3D attention
+// launch whose workgroups count their arrivals on device counters combines the
+// segments itself, with no reduce launch. Served where the attention bodies
+// carry it: the matrix-core (MFMA) bodies, gfx950 (attention_mfma.hpp); not
+// the dot2 bodies of gfx1030. A plan takes it at 1..kFusedSubSegments
+// segments or at multiples of kFusedSubSegments up to kFusedMaxSegments
+// (sub-groups of 8 segments, at most 16 of them), where its counters,
+// fused_counter_words(), fit kFusedCounterWords, at most kFusedMaxRows rows
+// per workgroup, and its estimate is the lower.
+constexpr int kFusedSubSegments = 8;
+constexpr int kFusedMaxSegments = 128;
+// Planned only where every workgroup serves at most kFusedMaxRows packed rows
+// (max_seqlen_q x qpk): the combining wave takes about 1000 cycles a row in the
+// whole-launch model, so more rows cost more than the reduce launch saves
+// (docs/performance.md, "The fused reduce"). kFusedRowCycles: that per-row
+// cost in the selector's estimate (select.cpp, estimate).
+constexpr int kFusedMaxRows = 4;
+constexpr double kFusedRowCycles = 900;
+// Counter words (uint32) of one counter buffer: 64 KiB. The runtime owns one
+// per device and stream (zeroed when allocated; every completed launch leaves
+// the words it used at 0).
+constexpr uint64_t kFusedCounterWords = 16384;
+bool fused_reduce_arch(Arch a);
+// Counter words of a fused launch: grid x * num_kv_heads * (ceil(S / 8) + 1).
+uint64_t fused_counter_words(uint64_t grid_x, int num_kv_heads, int num_segments);
 
 struct SelectOptions {
   ForcePath path = ForcePath::kAuto;
@@ -218,6 +246,9 @@ struct SelectOptions {
   // (select() then builds no strings unless it fails); uattn-explain and
   // Runtime::plan() turn it on.
   bool explain = false;
+  // 3D: plan the fused reduce where it is served (Selection::fused_reduce);
+  // false: every 3D plan combines its segments with the reduce launch.
+  bool fused_reduce = true;
   // The cost model's knobs; nullptr = default_policy(problem's arch). Checked
   // by options_error(). Not copied: it must outlive the select() call.
   const SelectPolicy* policy = nullptr;
@@ -261,6 +292,11 @@ struct Selection {
   uint64_t workspace_bytes = 0;  // fp32 workspace for 3D (acc + max + sum)
   KernelLaunch attention;
   KernelLaunch reduce;           // valid when path == k3D
+  // 3D: the attention launch combines the segments itself when it is given a
+  // zeroed counter buffer (AttnParams::ws_count, kFusedCounterWords words, left
+  // zeroed by the launch); the reduce launch is then not made. Without one
+  // (ws_count null) the reduce launch combines them as usual.
+  bool fused_reduce = false;
   std::string why;               // human-readable reasons; only with SelectOptions::explain, else empty
   double estimate_cycles = 0;    // the cost model's estimate of the chosen launch(es); 0 when forced without a model
   // Every candidate the cost model estimated (2D tiles, 3D segment counts), in

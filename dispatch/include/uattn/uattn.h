@@ -123,8 +123,9 @@ uattn_status_t uattn_workspace_size(uattn_runtime_t* rt, const uattn_args_t* arg
                                     size_t* bytes);
 
 /* Validates, selects an instance for the current HIP device and launches it
- * (plus the reduce kernel on the 3D path) on `stream` (a hipStream_t; NULL = the
- * default stream). Asynchronous; workspace must hold uattn_workspace_size bytes
+ * (plus the reduce kernel on the 3D path, unless the plan fuses it into the
+ * attention launch: gfx950, Runtime::run in uattn/runtime.hpp) on `stream` (a
+ * hipStream_t; NULL = the default stream). Asynchronous; workspace must hold uattn_workspace_size bytes
  * of 16-byte aligned device memory (hipMalloc's is; may be NULL when the size is
  * 0), sharing no memory with a tensor.
  * With args->*_host set, the host copies are checked first (nothing launched on a

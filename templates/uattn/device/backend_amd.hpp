@@ -249,20 +249,32 @@ UATTN_INLINE uint32_t xor_lanes(uint32_t v) {
 // lane, the values of lanes i and i ^ M (AMD CDNA 3 ISA reference guide,
 // "Data-parallel processing (DPP)"; AMD CDNA 4 ISA reference guide,
 // V_PERMLANE16_SWAP_B32 / V_PERMLANE32_SWAP_B32).
+// v combined over the 16 lanes of its DPP row (lanes 16 r .. 16 r + 15) with
+// `op`: stages M = 1, 2, 4, 8 of wave_all below, every lane of the row
+// receiving its row's result.
 template <class Op>
-UATTN_INLINE float wave_all(float v, Op op) {
+UATTN_INLINE float row16_all(float v, Op op) {
   const auto f = [](uint32_t x) { return bits_as_float(x); };
 #if UATTN_DEVICE_WAVE_SIZE == 32
   v = op(v, f(xor_lanes<1>(float_as_bits(v))));
   v = op(v, f(xor_lanes<2>(float_as_bits(v))));
   v = op(v, f(xor_lanes<4>(float_as_bits(v))));
   v = op(v, f(xor_lanes<8>(float_as_bits(v))));
-  v = op(v, f(xor_lanes<16>(float_as_bits(v))));
 #else
   v = op(v, f((uint32_t)__builtin_amdgcn_mov_dpp((int)float_as_bits(v), 0xB1, 0xF, 0xF, true)));
   v = op(v, f((uint32_t)__builtin_amdgcn_mov_dpp((int)float_as_bits(v), 0x4E, 0xF, 0xF, true)));
   v = op(v, f((uint32_t)__builtin_amdgcn_mov_dpp((int)float_as_bits(v), 0x141, 0xF, 0xF, true)));
   v = op(v, f((uint32_t)__builtin_amdgcn_mov_dpp((int)float_as_bits(v), 0x140, 0xF, 0xF, true)));
+#endif
+  return v;
+}
+template <class Op>
+UATTN_INLINE float wave_all(float v, Op op) {
+  const auto f = [](uint32_t x) { return bits_as_float(x); };
+  v = row16_all(v, op);
+#if UATTN_DEVICE_WAVE_SIZE == 32
+  v = op(v, f(xor_lanes<16>(float_as_bits(v))));
+#else
   const auto r16 = __builtin_amdgcn_permlane16_swap(float_as_bits(v), float_as_bits(v), false, false);
   v = op(f(r16[0]), f(r16[1]));
   const auto r32 = __builtin_amdgcn_permlane32_swap(float_as_bits(v), float_as_bits(v), false, false);
@@ -274,10 +286,34 @@ UATTN_INLINE float wave_all(float v, Op op) {
 // no instruction): keeps the scheduler from hoisting later loads above it, which
 // bounds the registers held by loads in flight.
 UATTN_INLINE void mem_order() { __asm__ volatile("" ::: "memory"); }
+// Agent-scope (device-wide) ordering and atomics on global memory, for
+// workgroups that hand results to each other within one launch (the fused
+// reduce, kernel/fused_reduce.hpp). Release: this wave's earlier stores are
+// visible device-wide before its later ones (gfx950: buffer_wbl2 + waits;
+// LLVM AMDGPUUsage, "Memory Model GFX942"); acquire: its later loads see what
+// other waves released (buffer_inv). atomic_add_agent returns the old value.
+UATTN_INLINE void fence_release_agent() { __builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent"); }
+UATTN_INLINE void fence_acquire_agent() { __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent"); }
+UATTN_INLINE uint32_t atomic_add_agent(uint32_t* p, uint32_t v) {
+  return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+UATTN_INLINE void atomic_store_agent(uint32_t* p, uint32_t v) {
+  __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
 // The value must exist here (an empty asm that reads and writes it in a VGPR):
 // its producers cannot sink below this point, nor its users rise above it.
+// A fresh copy of the kernel's single argument `a`, read from the kernel
+// argument segment where this is called (scalar loads, address space 4): the
+// compiler cannot tell these loads from `a`'s, so it neither holds the
+// earlier values in SGPRs across the code between nor hoists these to entry.
+// The kernels take one argument, at offset 0 of the segment (instance.hpp).
+template <class T>
+UATTN_INLINE T reload_arg(const T&) {
+  return *(const __attribute__((address_space(4))) T*)__builtin_amdgcn_kernarg_segment_ptr();
+}
 UATTN_INLINE void pin(float& v) { __asm__ volatile("" : "+v"(v)); }
 UATTN_INLINE void pin(int32_t& v) { __asm__ volatile("" : "+v"(v)); }
+UATTN_INLINE void pin(int64_t& v) { __asm__ volatile("" : "+v"(v)); }
 // max(a, b) for a, b <= 3e38 and not NaN: v_med3_f32(a, b, 3e38), one VALU op
 // (fmaxf costs two in IEEE mode, which quiets its operands first).
 UATTN_INLINE float max_nonan(float a, float b) { return __builtin_amdgcn_fmed3f(a, b, 3.0e38f); }

@@ -147,14 +147,23 @@ inline uint32_t xor_lanes(uint32_t v) {
 inline uint32_t readlane(uint32_t v, int src) { return host::shfl_bits(v, src); }
 // v combined over the wave's lanes with `op`, stage M combining lanes i and
 // i ^ M (M = 1, 2, ..., wave / 2); every lane receives the result.
+// backend_amd.hpp's row16_all: v combined over its 16-lane row, stages 1..8.
+template <class Op>
+inline float row16_all(float v, Op op) {
+  for (int m = 1; m < 16; m *= 2) v = op(v, bits_as_float(host::shfl_bits(float_as_bits(v), lane_id() ^ m)));
+  return v;
+}
 template <class Op>
 inline float wave_all(float v, Op op) {
   for (int m = 1; m < wave_size(); m *= 2) v = op(v, bits_as_float(host::shfl_bits(float_as_bits(v), lane_id() ^ m)));
   return v;
 }
 inline float max_nonan(float a, float b) { return a > b ? a : b; }
+template <class T>
+inline T reload_arg(const T& a) { return a; }
 inline void pin(float&) {}
 inline void pin(int32_t&) {}
+inline void pin(int64_t&) {}
 inline uint32_t perm(uint32_t hi, uint32_t lo, uint32_t sel) {
   const uint64_t x = ((uint64_t)hi << 32) | lo;
   uint32_t r = 0;
@@ -166,6 +175,12 @@ inline uint32_t perm(uint32_t hi, uint32_t lo, uint32_t sel) {
   return r;
 }
 inline void mem_order() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }  // lanes run one at a time: nothing to order
+// backend_amd.hpp's agent-scope fences and atomics: host atomics, sequentially
+// consistent (workgroups may run on several host threads).
+inline void fence_release_agent() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void fence_acquire_agent() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline uint32_t atomic_add_agent(uint32_t* p, uint32_t v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+inline void atomic_store_agent(uint32_t* p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
 
 inline float h16_to_f32(uint16_t h) { return (float)__builtin_bit_cast(_Float16, h); }
 inline uint16_t f32_to_h16_rne(float f) { return __builtin_bit_cast(uint16_t, (_Float16)f); }

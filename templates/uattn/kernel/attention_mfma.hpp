@@ -58,6 +58,7 @@
 // requires it (the lookup table routes unaligned problems to the generic
 // instance).
 #pragma once
+#include "uattn/kernel/fused_reduce.hpp"
 #include "uattn/kernel/phases.hpp"
 #include "uattn/kernel/tile.hpp"
 
@@ -1121,6 +1122,17 @@ struct AttnBodyMfma {
       else if constexpr (kLiteLoops) run_aligned<true, kLite>(c, s);
     } else {
       run_aligned<true, FEATS>(c, s);
+    }
+    // 3D with the fused reduce: count this wave's arrival; the last combines
+    // the segments (fused_reduce.hpp).
+    if constexpr (P == Path::k3D) {
+      // The arguments read again (dl::reload_arg), not held in SGPRs from entry.
+      const AttnParams q = dl::reload_arg(p);
+      // Rows combined at once: 4 with 256 VGPRs per wave; with 128, 2 up to d128
+      // and 1 above (more spilled: the one-wave d80-d128 tiles of 4 waves per
+      // SIMD at 4 rows, the generic d256 tile at 2).
+      constexpr int kFusedRows = kWavesPerEU >= 4 ? (HEAD > 128 ? 1 : 2) : 4;
+      if (q.ws_count != nullptr) FusedReduce<A, HEAD, BM, WAVES, kFusedRows>::arrive(q);
     }
   }
 };

@@ -1,0 +1,242 @@
+// The 3D split-KV reduce inside the segment launch ("fused reduce"): the
+// workgroups of one query-row block and KV head (grid (x, y), every segment z)
+// count their arrivals on workspace counters, and the last to arrive combines
+// the segments' partial results, so that no second launch (reduce.hpp) is
+// needed. On when AttnParams::ws_count is set (Selection::fused_reduce; the
+// matrix-core bodies, attention_mfma.hpp); the combination is reduce.hpp's
+// (SPEC.md s.2): M = max_s m_s, L = sum_s l_s 2^(m_s - M),
+// out = sum_s acc_s 2^(m_s - M) / L, 0 where L == 0.
+//
+// Two levels, so that the work done after the last arrival stays small: the
+// segments [8 j, 8 j + 8) form sub-group j (nsub = ceil(S / 8) of them). Every
+// wave of a segment workgroup, once its partial rows are stored, releases
+// them (an agent-scope release fence) and adds 1 to the counter of its
+// sub-group; the wave that takes the count to (segments of the sub-group) x
+// (waves per workgroup) acquires the others' stores and combines the
+// sub-group into its first segment's slot (acc unnormalised, m = the
+// sub-group's max, l its sum: the same form as a segment's partial), then
+// adds 1 to the group's second-level counter; the wave completing that one
+// combines the nsub sub-group partials and writes out. With nsub == 1 the
+// first level writes out. The wave that completes a counter sets it back to 0,
+// so a completed launch leaves every counter it used at 0 (the workspace
+// contract: dispatch/include/uattn/table.hpp, kFusedCounterWords).
+//
+// Counters: ws_count[(x * num_kv_heads + y) * (nsub + 1) + j] for sub-group j,
+// + nsub for the second level (select.cpp fused_counter_words). One combining
+// wave handles the workgroup's packed rows kRB at a time: lane (r, s) =
+// (lane / 16, lane % 16) reads the (m, l) of row r, segment s; each row's
+// M and L are reductions over its 16 lanes (dl::row16_all), and
+// the acc rows of 8 segments x kRB rows are loaded together ahead of them.
+// A lane owns the dims of ReduceKernel (reduce.hpp: kPer per lane, kVec
+// consecutive ones per vector load).
+#pragma once
+#include "uattn/kernel/common.hpp"
+#include "uattn/kernel/phases.hpp"
+#include "uattn/kernel/reduce.hpp"
+
+namespace uattn {
+
+// ROWS_AT_ONCE: the packed rows combined together (1, 2 or 4; fewer for a
+// kernel of fewer registers: attention_mfma.hpp).
+template <Arch A, int HEAD, int BM, int WAVES, int ROWS_AT_ONCE>
+struct FusedReduce {
+  using R = ReduceKernel<A, HEAD, 1>;
+  static constexpr int kWave = wave_size_of(A);
+  static_assert(kWave == 64, "FusedReduce: wave64 (lane (r, s) = (lane / 16, lane % 16))");
+  static constexpr int kSub = 8;                      // segments per first-level sub-group
+  static constexpr int kMaxSegments = kSub * 16;      // the second level combines at most 16 sub-groups
+  static constexpr int kPer = R::kPer;
+  static constexpr int kVec = R::kVec;
+  static_assert(ROWS_AT_ONCE == 1 || ROWS_AT_ONCE == 2 || ROWS_AT_ONCE == 4, "FusedReduce: 1, 2 or 4 rows at once");
+  // Rows combined together (8 x kRB x kPer acc registers), at most 2 above 2 dims per lane.
+  static constexpr int kRB = kPer <= 2 ? ROWS_AT_ONCE : (ROWS_AT_ONCE < 2 ? ROWS_AT_ONCE : 2);
+
+  // Counter words a launch of grid x `gx`, `num_kv_heads` and S segments uses.
+  static constexpr uint64_t counter_words(uint64_t gx, uint64_t num_kv_heads, int S) {
+    return gx * num_kv_heads * (uint64_t)((S + kSub - 1) / kSub + 1);
+  }
+
+  // One counter increment by the wave (lane 0's atomic; every lane gets the
+  // value before it).
+  UATTN_INLINE static uint32_t count(uint32_t* c) {
+    dl::fence_release_agent();
+    uint32_t old = 0;
+    if (dl::lane_id() == 0) old = dl::atomic_add_agent(c, 1u);
+    return dl::readfirstlane(old);
+  }
+  UATTN_INLINE static void reset(uint32_t* c) {
+    if (dl::lane_id() == 0) dl::atomic_store_agent(c, 0u);
+  }
+
+  // The workspace row (index of segment 0) of packed row m of work item w.
+  UATTN_INLINE static int64_t ws_row(const AttnParams& p, const WorkItem& w, int qpk, const UDiv& qd, int64_t m,
+                                     int64_t& token, int& head) {
+    const uint32_t t = qd.div_uniform((uint32_t)m);
+    token = (int64_t)w.q_start + t;
+    head = w.kvh * qpk + (int)((uint32_t)m - t * (uint32_t)qpk);
+    return (token * p.num_q_heads + head) * p.num_segments;
+  }
+
+  // Combines, for each of the `rows` packed rows from w.m0, the n <= 16
+  // segment slots seg0, seg0 + stride, ...: into slot seg0, or with `final`
+  // into out.
+  UATTN_INLINE static void combine(const AttnParams& p, const WorkItem& w, int qpk, const UDiv& qd, int rows,
+                                   int seg0, int n, int stride, bool final) {
+    const int lane = dl::lane_id();
+    const int rr = lane >> 4, ss = lane & 15;
+    int nv = n;  // n in a VGPR: the slot indexes below are lane values (load())
+    dl::pin(nv);
+    for (int r0 = 0; r0 < rows; r0 += kRB) {
+      // The acc rows of slot seg0 (a row past `rows` re-reads the last: discarded).
+      const char* rowp[kRB];
+      UATTN_UNROLL
+      for (int r = 0; r < kRB; ++r) {
+        const int rc = r0 + r < rows ? r0 + r : rows - 1;
+        int64_t token;
+        int head;
+        // The byte offset in a VGPR pair (dl::pin): the kRB row addresses held
+        // in SGPRs through the loads spilled SGPRs.
+        int64_t off = (ws_row(p, w, qpk, qd, w.m0 + rc, token, head) + seg0) * (HEAD * 4);
+        dl::pin(off);
+        rowp[r] = reinterpret_cast<const char*>(p.ws_acc) + off;
+      }
+      float a[kRB][kSub][kPer];
+      load(rowp, 0, nv, stride, lane, a);
+      // This lane's (m, l): row r0 + rr (a lane value: no per-row select), slot
+      // ss; lanes of rows past the batch (rr >= kRB) hold none.
+      const bool on = rr < kRB && r0 + rr < rows && ss < nv;
+      const uint32_t mr = (uint32_t)(w.m0 + (r0 + rr < rows ? r0 + rr : rows - 1));
+      const uint32_t t = qd.div(mr);
+      const int64_t my = ((int64_t)(w.q_start + (int)t) * p.num_q_heads + w.kvh * qpk + (int)(mr - t * (uint32_t)qpk)) *
+                         p.num_segments + seg0 + (int64_t)(ss < nv ? ss : nv - 1) * stride;
+      const float m = on ? p.ws_max[my] : kNegInf;
+      const float l = on ? p.ws_sum[my] : 0.0f;
+      float o[kRB][kPer];
+      UATTN_UNROLL
+      for (int r = 0; r < kRB; ++r)
+        UATTN_UNROLL
+        for (int j = 0; j < kPer; ++j) o[r][j] = 0.0f;
+      const float M = dl::row16_all(m, [](float x, float y) { return fmaxf_(x, y); });
+      const float Mu = M == kNegInf ? 0.0f : M;
+      const float wt = on ? dl::exp2(m - Mu) : 0.0f;
+      const float L = dl::row16_all(l * wt, [](float x, float y) { return x + y; });
+      for (int c0 = 0;;) {
+        UATTN_UNROLL
+        for (int r = 0; r < kRB; ++r)
+          UATTN_UNROLL
+          for (int c = 0; c < kSub; ++c) {
+            // Lane (r, c0 + c)'s weight: 0 past n (its lane is off).
+            // Held in a VGPR (dl::pin): as a scalar operand of v_pk_fma_f32 each
+            // weight took an SGPR pair, and the 8 x kRB of them spilled SGPRs.
+            float wc = dl::bits_as_float(dl::readlane(dl::float_as_bits(wt), r * 16 + c0 + c));
+            dl::pin(wc);
+            UATTN_UNROLL
+            for (int j = 0; j < kPer; ++j) o[r][j] = __builtin_fmaf(wc, a[r][c][j], o[r][j]);
+          }
+        c0 += kSub;
+        if (c0 >= n) break;
+        load(rowp, c0, nv, stride, lane, a);
+      }
+      if (!final && ss == 0 && on) {  // the sub-group's (m, l): lane (r, 0) of each row
+        const int64_t at = my - (int64_t)(ss < nv ? ss : nv - 1) * stride;
+        p.ws_max[at] = M;
+        p.ws_sum[at] = L;
+      }
+      UATTN_UNROLL
+      for (int r = 0; r < kRB; ++r) {
+        if (r0 + r >= rows) break;  // uniform
+        if (final) {
+          const float Lr = dl::bits_as_float(dl::readlane(dl::float_as_bits(L), r * 16));
+          const float inv = Lr > 0.0f ? 1.0f / Lr : 0.0f;
+          int64_t token;
+          int head;
+          (void)ws_row(p, w, qpk, qd, w.m0 + r0 + r, token, head);
+          UATTN_UNROLL
+          for (int j = 0; j < kPer; ++j)
+            if (R::dim_on(lane, j)) store_out(p, token, head, R::dim_of(lane, j), o[r][j] * inv);
+        } else {
+          float* dst = reinterpret_cast<float*>(const_cast<char*>(rowp[r]));
+          if constexpr (kVec > 1) {
+            dl::vec<float, kVec> v;
+            UATTN_UNROLL
+            for (int j = 0; j < kVec; ++j) v[j] = o[r][j];
+            if (R::dim_on(lane, 0)) dl::stg<kVec>(dst + kVec * lane, v);
+          } else {
+            UATTN_UNROLL
+            for (int j = 0; j < kPer; ++j)
+              if (R::dim_on(lane, j)) dst[R::dim_of(lane, j)] = o[r][j];
+          }
+        }
+      }
+    }
+  }
+
+  // The acc values of slots c0 .. c0 + 7 (clamped to n - 1: weighed 0) of the
+  // kRB rows (rowp: their slot seg0, lane values). The slot index is computed
+  // in a VGPR too (nv: n held in one, dl::pin): uniform addresses of all
+  // 8 x kRB loads in flight spilled SGPRs.
+  UATTN_INLINE static void load(const char* const (&rowp)[kRB], int c0, int nv, int stride, int lane,
+                                float (&a)[kRB][kSub][kPer]) {
+    UATTN_UNROLL
+    for (int c = 0; c < kSub; ++c) {
+      const int s = c0 + c < nv ? c0 + c : nv - 1;
+      const uint32_t off = (uint32_t)(s * stride * HEAD) * 4u;
+      UATTN_UNROLL
+      for (int r = 0; r < kRB; ++r) {
+        if constexpr (kVec > 1) {
+          dl::vec<float, kVec> v;
+          if (R::dim_on(lane, 0)) {
+            v = dl::ldg<kVec>(reinterpret_cast<const float*>(rowp[r] + off + (uint32_t)(kVec * lane) * 4u));
+          } else {
+            UATTN_UNROLL
+            for (int j = 0; j < kVec; ++j) v[j] = 0.0f;
+          }
+          UATTN_UNROLL
+          for (int j = 0; j < kPer; ++j) a[r][c][j] = v[j];
+        } else {
+          UATTN_UNROLL
+          for (int j = 0; j < kPer; ++j)
+            a[r][c][j] = R::dim_on(lane, j)
+                             ? *reinterpret_cast<const float*>(rowp[r] + off + (uint32_t)R::dim_of(lane, j) * 4u)
+                             : 0.0f;
+        }
+      }
+    }
+  }
+
+  // Called by every wave of a segment workgroup that served work (it was no
+  // spare workgroup), after its partial rows are stored. Uniform over the
+  // wave. The rows are located again here from the grid position (the
+  // caller's values are not held across its tile loops).
+  UATTN_INLINE static void arrive(const AttnParams& p) {
+    dl::mem_order();  // the index arrays read again, not reused from the body
+    const int qpk = qpk_of(p);
+    const UDiv qd((uint32_t)qpk);
+    WorkItem w;
+    w.kvh = dl::block_id_y();
+    w.sq = locate_seq<BM>(p, qpk, dl::block_id_x(), w.m0);
+    w.q_start = p.cu_seqlens_q[w.sq];
+    w.rows_total = (int64_t)(p.cu_seqlens_q[w.sq + 1] - w.q_start) * qpk;
+    const int S = p.num_segments;
+    const int nsub = (S + kSub - 1) / kSub;
+    const int j = dl::block_id_z() / kSub;
+    const int nj = S - j * kSub < kSub ? S - j * kSub : kSub;
+    uint32_t* cnt = p.ws_count + ((int64_t)dl::block_id_x() * p.num_kv_heads + w.kvh) * (nsub + 1);
+    if (count(cnt + j) != (uint32_t)(nj * WAVES - 1)) return;
+    dl::fence_acquire_agent();
+    reset(cnt + j);
+    const int64_t left = w.rows_total - w.m0;
+    const int rows = left < BM ? (int)left : BM;
+    if (nsub == 1) {
+      combine(p, w, qpk, qd, rows, 0, S, 1, true);
+      return;
+    }
+    combine(p, w, qpk, qd, rows, j * kSub, nj, 1, false);
+    if (count(cnt + nsub) != (uint32_t)(nsub - 1)) return;
+    dl::fence_acquire_agent();
+    reset(cnt + nsub);
+    combine(p, w, qpk, qd, rows, 0, nsub, kSub, true);
+  }
+};
+
+}  // namespace uattn
