@@ -196,17 +196,23 @@ struct Runtime::Impl {
   // The counter buffer of the fused reduce (Selection::fused_reduce) for
   // `stream` on device d: allocated and zeroed on the stream at its first use
   // (hipMalloc, hipMemsetAsync), left zeroed by every fused launch after.
-  // nullptr where there is none and it cannot be made (the stream is capturing
-  // a graph, or HIP refused): the call then takes its reduce launch. Called
-  // with mu held.
+  // nullptr for hipStreamPerThread, for a stream that is capturing a graph, and
+  // where HIP refuses the allocation: the call then takes its reduce launch.
+  // Called with mu held.
   uint32_t* counters(DeviceState& d, void* stream) {
-    const auto it = d.counters.find(stream);
-    if (it != d.counters.end()) return it->second;
+    // hipStreamPerThread names a different stream in each host thread: one
+    // buffer for it would be shared by concurrent launches.
+    if (stream == static_cast<void*>(hipStreamPerThread)) return nullptr;
+    // A launch captured into a graph would carry the stream's buffer into every
+    // replay, on whatever stream, concurrently with others: captured calls take
+    // the reduce launch.
     hipStreamCaptureStatus cs = hipStreamCaptureStatusNone;
     if (hipStreamIsCapturing(static_cast<hipStream_t>(stream), &cs) != hipSuccess || cs != hipStreamCaptureStatusNone) {
       (void)hipGetLastError();
       return nullptr;
     }
+    const auto it = d.counters.find(stream);
+    if (it != d.counters.end()) return it->second;
     void* p = nullptr;
     const size_t bytes = (size_t)kFusedCounterWords * 4u;
     if (hipMalloc(&p, bytes) != hipSuccess) {

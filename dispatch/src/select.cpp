@@ -831,7 +831,11 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
                                max_auto_segments(p, pol, tiles));
       ns = segment_candidates(m, *r3, wg1, lo, cap, segs, fused(kFusedSubSegments));
     }
-    for (int i = 0; i < ns; ++i) add(estimate(m, *r3, segs[i], wg1, tiles, fused(segs[i])), &d.best3);
+    // A count the fused reduce takes is weighed both ways (fused, and with the reduce launch).
+    for (int i = 0; i < ns; ++i) {
+      add(estimate(m, *r3, segs[i], wg1, tiles), &d.best3);
+      if (fused(segs[i])) add(estimate(m, *r3, segs[i], wg1, tiles, true), &d.best3);
+    }
   }
 
   Path path;
@@ -850,9 +854,11 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
       const int ns = segment_candidates(m, *r3, working_workgroups(p, r3->block_m, qpk), 1,
                                         std::max(1, max_auto_segments(p, pol, kv_tiles_of(p, *r3))),
                                         segs, fused(kFusedSubSegments));
-      for (int i = 0; i < ns; ++i)
-        add(estimate(m, *r3, segs[i], working_workgroups(p, r3->block_m, qpk), kv_tiles_of(p, *r3), fused(segs[i])),
-            &d.best3);
+      for (int i = 0; i < ns; ++i) {
+        const uint64_t wg = working_workgroups(p, r3->block_m, qpk);
+        add(estimate(m, *r3, segs[i], wg, kv_tiles_of(p, *r3)), &d.best3);
+        if (fused(segs[i])) add(estimate(m, *r3, segs[i], wg, kv_tiles_of(p, *r3), true), &d.best3);
+      }
       path = Path::k3D;
       d.only_other = true;
     } else if (path == Path::k3D && d.best3 < 0) {

@@ -202,9 +202,9 @@ PARAMS = (
     Param("dispatch_round", "int32_t", "0: workgroup (x, y) takes the work of query-row block x and KV head y; "
           "R > 0 (2D prefills of more than one round of R = the device's CU count: Selection::dispatch_round): "
           "the serpentine work order of templates/uattn/kernel/work_order.hpp"),
-    Param("ws_count", "uint32_t*", "3D with the fused reduce (Selection::fused_reduce): the arrival counters "
-          "at the workspace's start (kFusedCounterWords words, zero before the launch and left zero by it; "
-          "templates/uattn/kernel/fused_reduce.hpp); null: the reduce kernel combines the segments"),
+    Param("ws_count", "uint32_t*", "3D with the fused reduce (Selection::fused_reduce): the arrival counters, "
+          "a buffer apart from the workspace (kFusedCounterWords words, zero before the launch and left zero "
+          "by it; templates/uattn/kernel/fused_reduce.hpp); null: the reduce kernel combines the segments"),
 )
 
 

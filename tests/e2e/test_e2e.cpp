@@ -66,9 +66,10 @@ uattn_runtime_t* c_runtime() {
   return rt;
 }
 
-// Whether a 3D plan of `arch` takes the fused reduce (uattn/table.hpp): gfx950,
-// at most 4 packed rows per sequence (max_seqlen_q x qpk), 1..8 segments or a
-// multiple of 8 up to 128, its counters within one buffer.
+// Whether a 3D plan of `arch` may take the fused reduce (uattn/table.hpp):
+// gfx950, at most 4 packed rows per sequence (max_seqlen_q x qpk), 1..8
+// segments or a multiple of 8 up to 128, its counters within one buffer (the
+// selector then takes it where its estimate is the lower).
 bool fused_plan(Arch arch, const Selection& sel, const ut::ProblemSpec& spec) {
   const int s = sel.num_segments;
   int max_q = 0;
@@ -112,7 +113,7 @@ void expect_runs(const ut::ProblemSpec& spec, Arch arch, ForcePath lane, bool c_
   // 3D: attention and reduce, or the attention launch alone with the fused
   // reduce (the runtime has a counter buffer for every stream of this device).
   const bool reduce_launch = r.sel.path == Path::k3D && !r.sel.fused_reduce;
-  EXPECT_EQ(r.sel.fused_reduce, r.sel.path == Path::k3D && fused_plan(arch, r.sel, spec));
+  EXPECT_TRUE(!r.sel.fused_reduce || (r.sel.path == Path::k3D && fused_plan(arch, r.sel, spec)));
   ASSERT_EQ(l.size(), reduce_launch ? 2u : 1u);
   auto same = [&](const hipcpu::LaunchRecord& rec, const KernelLaunch& k) {
     EXPECT_EQ(rec.kernel, k.row->name);
@@ -354,6 +355,7 @@ TEST_P(PerArch, FusedReduceAtEverySegmentSplit) {
     s.seqs = {{1, 1000}, {sh.q_len, 47}, {1, 5}, {sh.q_len, 200}};
     SCOPED_TRACE("d" + std::to_string(sh.head) + " block " + std::to_string(sh.block) + " qpk " + std::to_string(qpk) +
                  " q_len " + std::to_string(sh.q_len));
+    int fused_runs = 0;
     for (int segs : sh.segs) {
       RunSpec rs;
       rs.opt.path = ForcePath::k3D;
@@ -362,11 +364,18 @@ TEST_P(PerArch, FusedReduceAtEverySegmentSplit) {
       const RunOutcome r = e2e::run_on_device(&runtime(), *ut::make_problem(s, exec::guarded_allocator()), rs);
       EXPECT_TRUE(r.ok) << segs << " segments: " << r.error;
       EXPECT_EQ(r.sel.num_segments, segs);
-      const bool fused = arch == Arch::gfx950 && qpk * sh.q_len <= 4 && (segs <= 8 || (segs % 8 == 0 && segs <= 128));
-      EXPECT_EQ(r.sel.fused_reduce, fused) << segs;
-      EXPECT_EQ(fused_plan(arch, r.sel, s), fused) << segs;
-      EXPECT_EQ(hipcpu::launches().size(), fused ? 1u : 2u) << segs;
+      const bool eligible = arch == Arch::gfx950 && qpk * sh.q_len <= 4 && (segs <= 8 || (segs % 8 == 0 && segs <= 128));
+      EXPECT_EQ(fused_plan(arch, r.sel, s), eligible) << segs;
+      // Where it may, the selector weighs both and takes the lower estimate: at
+      // d128 the fused one everywhere (its combining wave's ~4 x 1000 cycles
+      // against a launch's 8400).
+      if (sh.head == 128) EXPECT_EQ(r.sel.fused_reduce, eligible) << segs;
+      else EXPECT_TRUE(eligible || !r.sel.fused_reduce) << segs;
+      fused_runs += r.sel.fused_reduce;
+      EXPECT_EQ(hipcpu::launches().size(), r.sel.fused_reduce ? 1u : 2u) << segs;
     }
+    // Every shape of 4 rows or fewer runs the fused kernels at some count.
+    if (arch == Arch::gfx950 && qpk * sh.q_len <= 4) EXPECT_GT(fused_runs, 0);
   }
 }
 

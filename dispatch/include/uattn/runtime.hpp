@@ -147,11 +147,15 @@ class Runtime {
   // on the 3D path, unless the plan fuses it: Selection::fused_reduce) on
   // `stream`. Asynchronous: device-side faults surface on the stream. The fused
   // reduce counts arrivals in a counter buffer the runtime owns per device and
-  // stream (kFusedCounterWords x 4 = 64 KiB, hipMalloc and hipMemsetAsync on the
-  // stream at its first fused call, freed with the Runtime; every completed
-  // launch leaves it zeroed); a stream capturing a graph that has none yet, or a
-  // failed allocation, takes the reduce launch instead. Calls on one stream
-  // share its buffer in stream order. num_seqs == 0 or num_tokens == 0: success, nothing launched, no
+  // stream handle (kFusedCounterWords x 4 = 64 KiB, hipMalloc and
+  // hipMemsetAsync on the stream at its first fused call, kept until the
+  // Runtime is destroyed; every completed launch leaves it zeroed), so calls on
+  // one stream use it in stream order. Calls on hipStreamPerThread, calls on a
+  // stream that is capturing a graph, and calls whose allocation HIP refuses
+  // take the reduce launch instead. A stream destroyed while a fused launch
+  // runs must not be replaced by one with the same handle before it ends; a
+  // launch that faults part-way may leave the stream's counters non-zero (the
+  // Runtime is then to be recreated, as after any device fault). num_seqs == 0 or num_tokens == 0: success, nothing launched, no
   // device needed. workspace: device memory of workspace_size() bytes, 16-byte
   // aligned (hipMalloc's are; may be null when the size is 0). Errors: kInvalidArgument, kNoDevice, kUnsupportedArch,
   // kNoInstance, kBundle, kHip (names the HIP call and its error). `opt` out of

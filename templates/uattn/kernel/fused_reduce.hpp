@@ -1,6 +1,6 @@
 // The 3D split-KV reduce inside the segment launch ("fused reduce"): the
 // workgroups of one query-row block and KV head (grid (x, y), every segment z)
-// count their arrivals on workspace counters, and the last to arrive combines
+// count their arrivals on device counters, and the last to arrive combines
 // the segments' partial results, so that no second launch (reduce.hpp) is
 // needed. On when AttnParams::ws_count is set (Selection::fused_reduce; the
 // matrix-core bodies, attention_mfma.hpp); the combination is reduce.hpp's
@@ -18,8 +18,9 @@
 // adds 1 to the group's second-level counter; the wave completing that one
 // combines the nsub sub-group partials and writes out. With nsub == 1 the
 // first level writes out. The wave that completes a counter sets it back to 0,
-// so a completed launch leaves every counter it used at 0 (the workspace
-// contract: dispatch/include/uattn/table.hpp, kFusedCounterWords).
+// so a completed launch leaves every counter it used at 0 (the counter buffer,
+// apart from the workspace: dispatch/include/uattn/table.hpp,
+// kFusedCounterWords; Runtime::run owns one per stream).
 //
 // Counters: ws_count[(x * num_kv_heads + y) * (nsub + 1) + j] for sub-group j,
 // + nsub for the second level (select.cpp fused_counter_words). One combining

@@ -32,8 +32,11 @@
 // each traced workgroup's tail (its waves' tails together) is simulated as one
 // group alone on an otherwise empty CU, after the atomic's value is back (one
 // VMEM latency), and the longest is KernelTime::tail_us, added after the
-// whole launch's main work: an upper bound (the last arrival comes at the
-// latest when the slowest CU's main work ends). Memory
+// whole launch's main work: the latest the last arrival can come is when the
+// slowest CU's main work ends. Not a bound for a chain of arrivals: with two
+// levels (fused_reduce.hpp) a sub-group's combine, done by a wave before its
+// second returning atomic, counts as main work where the round robin puts it,
+// not after its sub-group's last arrival (about one combine short). Memory
 // counts every traced line, tails included; the SIMD-cycle shares
 // (KernelTime::simd) cover the main part only. A launch without returning
 // atomics has tail_us = 0 and the times it had before tails were modelled.
