@@ -56,7 +56,7 @@ def test_every_argument_in_every_view(run, tmp_path):
         "X(bool, sinks, sinks, false, optional, kFeatSinks, (v))"]
     # AttnParams: the kernel layout, and what make_params copies.
     assert _macro(cpp, "UATTN_FOREACH_PARAM") == [f"X({p.type}, {p.name})" for p in PARAMS]
-    assert len(PARAMS) == 46 and PARAMS[0].name == "q" and PARAMS[-1].name == "dispatch_round"
+    assert len(PARAMS) == 47 and PARAMS[0].name == "q" and PARAMS[-1].name == "ws_count"
     copies = _macro(cpp, "UATTN_FOREACH_PARAM_COPY")
     assert "X(sinks)" in copies and "X(softcap)" in copies and "X(q)" not in copies
     assert _macro(cpp, "UATTN_FOREACH_PARAM_GATED") == ["X(qq_bias_stride, qq_bias)"]

@@ -126,8 +126,8 @@ def add_feature(root):
          '    Arg("head_temperature", "const float*", OPTIONAL, "[Hq] fp32 or NULL", feature="temperature"),\n'
          '    Arg("temperature_floor", "float", SCALAR, "lower bound of a head\'s temperature", default="1.0f",\n'
          '        check="positive", gated_by="head_temperature"),\n)')
-    edit(args, '"the serpentine work order of templates/uattn/kernel/work_order.hpp"),\n)',
-         '"the serpentine work order of templates/uattn/kernel/work_order.hpp"),\n'
+    edit(args, '"by it; templates/uattn/kernel/fused_reduce.hpp); null: the reduce kernel combines the segments"),\n)',
+         '"by it; templates/uattn/kernel/fused_reduce.hpp); null: the reduce kernel combines the segments"),\n'
          '    Param("head_temperature", "const float*", "[Hq] or null", FROM_ARG),\n'
          '    Param("temperature_floor", "float", "", FROM_ARG),\n)')
     edit(root / "instances/default.yaml", "    features: [plain]\n    path: [2d, 3d]\n    tile: [small, large]\n",
