@@ -13,33 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "atomics_buffers.hpp"  // tests/isa
 #include "uattn/emu/emu.hpp"
 
 namespace {
 
 using namespace uattn::emu;
 
-std::vector<std::string> code_objects() {
-  std::vector<std::string> v;
-  std::stringstream ss(UATTN_ATOMIC_COS);
-  for (std::string p; std::getline(ss, p, ',');) v.push_back(p);
-  return v;
-}
-
-struct Buffers {
-  std::vector<uint32_t> in, partial, counter{0}, out{0}, reducers{0}, arrivals{0}, tickets{0}, slots;
-  RangeSet valid;
-  Buffers(int groups, int per_group, int block)
-      : in((size_t)groups * per_group), partial(groups, 0xDEADBEEFu), slots((size_t)groups * block, 0xDEADBEEFu) {
-    for (size_t i = 0; i < in.size(); ++i) in[i] = (uint32_t)(i * 2654435761u >> 7);
-    for (auto* b : {&in, &partial, &counter, &out, &reducers, &arrivals, &tickets, &slots})
-      valid.add((uint64_t)b->data(), b->size() * 4);
-  }
-  std::vector<uint64_t> pointers(uint64_t arrivals_at) {
-    return {(uint64_t)in.data(),       (uint64_t)partial.data(), (uint64_t)counter.data(), (uint64_t)out.data(),
-            (uint64_t)reducers.data(), arrivals_at,              (uint64_t)tickets.data(), (uint64_t)slots.data()};
-  }
-};
+using uattn::atomics_test::Buffers;
+using uattn::atomics_test::code_objects;
 
 // The explicit arguments at the offsets of the kernel's metadata (the emulator
 // adds the hidden ones from the launch).

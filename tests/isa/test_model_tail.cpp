@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "triton_launch.hpp"  // tests/isa: a launch without atomics
+#include "atomics_buffers.hpp"  // tests/isa
 #include "uattn/emu/emu.hpp"
 #include "uattn/model/model.hpp"
 
@@ -30,28 +31,8 @@ namespace {
 
 using namespace uattn;
 
-std::vector<std::string> code_objects() {
-  std::vector<std::string> v;
-  std::stringstream ss(UATTN_ATOMIC_COS);
-  for (std::string p; std::getline(ss, p, ',');) v.push_back(p);
-  return v;
-}
-
-// atomics.hip's buffers and arguments (as test_atomics.cpp lays them out).
-struct Buffers {
-  std::vector<uint32_t> in, partial, counter{0}, out{0}, reducers{0}, arrivals{0}, tickets{0}, slots;
-  emu::RangeSet valid;
-  Buffers(int groups, int per_group, int block)
-      : in((size_t)groups * per_group), partial(groups, 0xDEADBEEFu), slots((size_t)groups * block, 0xDEADBEEFu) {
-    for (size_t i = 0; i < in.size(); ++i) in[i] = (uint32_t)(i * 2654435761u >> 7);
-    for (auto* b : {&in, &partial, &counter, &out, &reducers, &arrivals, &tickets, &slots})
-      valid.add((uint64_t)b->data(), b->size() * 4);
-  }
-  std::vector<uint64_t> pointers() {
-    return {(uint64_t)in.data(),       (uint64_t)partial.data(),  (uint64_t)counter.data(), (uint64_t)out.data(),
-            (uint64_t)reducers.data(), (uint64_t)arrivals.data(), (uint64_t)tickets.data(), (uint64_t)slots.data()};
-  }
-};
+using uattn::atomics_test::Buffers;
+using uattn::atomics_test::code_objects;
 
 std::vector<uint8_t> kernarg(const emu::KernelDesc& k, const std::vector<uint64_t>& ptrs, int per_group) {
   size_t end = 0;
