@@ -24,6 +24,7 @@
 #include "hipcpu.hpp"
 #include "scenario.hpp"  // tools/explain
 #include "sets.hpp"  // tools/bench
+#include "uattn/validate.hpp"  // dtype_name
 
 using namespace uattn;
 namespace ut = uattn::testing;
@@ -332,29 +333,51 @@ TEST_P(PerArch, ReduceAtEverySegmentSplit) {
 // head, and up to 4 tokens of one head), with segments that walk no KV tile.
 // Head sizes 64 / 128 / 256 and the generic instance (block size 13: d80,
 // ALiBi): the combining wave's 1, 2 and 4 dims per lane, 4, 2 or 1 rows at
-// once. Runs on one stream, so every launch reuses the counter buffer the first
+// once; its output in f16, bf16 and fp8 e4m3 (a per-dtype store, chosen once),
+// from f16 and fp8 KV; 16 sub-groups (both halves of the second level's
+// 16 slots in flight at once). Runs on one stream, so every launch reuses the counter buffer the first
 // one zeroed: a counter left unreset leaves rows unwritten (NaN-poisoned) in the
 // next. Counts the fused reduce does not take (12, 129), and 8 rows, fall back
 // to the reduce launch. Against the fp64 reference; the launches counted.
 TEST_P(PerArch, FusedReduceAtEverySegmentSplit) {
   const Arch arch = GetParam();
   ASSERT_EQ(hipSetDevice(device_of(arch)), hipSuccess);
-  struct Shape { int head, block, qpk, q_len; bool alibi; std::vector<int> segs; };
+  // out: the output dtype (q_dtype the same, but where fp8 e4m3: then f16 Q);
+  // kv8: fp8 e4m3 KV cache.
+  struct Shape { int head, block, qpk, q_len; bool alibi; std::vector<int> segs; DType out = DType::f16; bool kv8 = false; };
   const std::vector<int> all = {1, 2, 3, 8, 12, 16, 24, 64, 120, 128, 129};
   const std::vector<int> some = {3, 16, 64, 129};
-  const Shape shapes[] = {{128, 16, 4, 1, false, all}, {128, 16, 1, 4, false, all}, {128, 16, 2, 2, false, some},
-                          {128, 16, 8, 1, false, some}, {64, 16, 4, 1, false, some}, {256, 16, 4, 1, false, some},
-                          {256, 16, 1, 3, false, some}, {80, 13, 4, 1, true, some}, {64, 32, 2, 2, true, some}};
+  const std::vector<int> two_levels = {16, 128};  // 2 and 16 sub-groups
+  const Shape shapes[] = {{128, 16, 4, 1, false, all},
+                          {128, 16, 1, 4, false, all},
+                          {128, 16, 2, 2, false, some},
+                          {128, 16, 8, 1, false, some},
+                          {64, 16, 4, 1, false, some},
+                          {256, 16, 4, 1, false, some},
+                          {256, 16, 1, 3, false, some},
+                          {80, 13, 4, 1, true, some},
+                          {64, 32, 2, 2, true, some},
+                          {128, 16, 4, 1, false, two_levels, DType::bf16, true},
+                          {128, 16, 3, 1, false, two_levels, DType::fp8e4m3},
+                          {256, 16, 2, 2, false, two_levels, DType::bf16}};
   for (const Shape& sh : shapes) {
     const int qpk = sh.qpk;
-    ut::ProblemSpec s = mixed(24 + qpk + sh.head);
+    ut::ProblemSpec s = mixed(24 + qpk + sh.head + 7 * (int)sh.out + sh.kv8);
     s.head_size = sh.head;
     s.block_size = sh.block;
     s.alibi = sh.alibi;
     s.num_q_heads = 2 * qpk;
     s.seqs = {{1, 1000}, {sh.q_len, 47}, {1, 5}, {sh.q_len, 200}};
+    s.out_dtype = sh.out;
+    s.q_dtype = s.kv_dtype = sh.out == DType::fp8e4m3 ? DType::f16 : sh.out;
+    if (sh.out == DType::fp8e4m3) s.output_scale = 0.02f;
+    if (sh.kv8) {
+      s.kv_dtype = DType::fp8e4m3;
+      s.k_scale = 0.05f;
+      s.v_scale = 0.08f;
+    }
     SCOPED_TRACE("d" + std::to_string(sh.head) + " block " + std::to_string(sh.block) + " qpk " + std::to_string(qpk) +
-                 " q_len " + std::to_string(sh.q_len));
+                 " q_len " + std::to_string(sh.q_len) + " out " + dtype_name(sh.out) + (sh.kv8 ? " fp8 KV" : ""));
     int fused_runs = 0;
     for (int segs : sh.segs) {
       RunSpec rs;

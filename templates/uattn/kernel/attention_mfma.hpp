@@ -1132,7 +1132,7 @@ struct AttnBodyMfma {
       // and 1 above (more spilled: the one-wave d80-d128 tiles of 4 waves per
       // SIMD at 4 rows, the generic d256 tile at 2).
       constexpr int kFusedRows = kWavesPerEU >= 4 ? (HEAD > 128 ? 1 : 2) : 4;
-      if (q.ws_count != nullptr) FusedReduce<A, HEAD, BM, WAVES, kFusedRows>::arrive(q);
+      if (q.ws_count != nullptr) FusedReduce<A, QT, HEAD, BM, WAVES, kFusedRows>::arrive(q);
     }
   }
 };

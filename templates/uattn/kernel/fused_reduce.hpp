@@ -27,9 +27,15 @@
 // wave handles the workgroup's packed rows kRB at a time: lane (r, s) =
 // (lane / 16, lane % 16) reads the (m, l) of row r, segment s; each row's
 // M and L are reductions over its 16 lanes (dl::row16_all), and
-// the acc rows of 8 segments x kRB rows are loaded together ahead of them.
-// A lane owns the dims of ReduceKernel (reduce.hpp: kPer per lane, kVec
-// consecutive ones per vector load).
+// the acc rows of 8 segments x kRB rows (16 with kTwoChunks) are loaded
+// together ahead of them. A lane owns the dims of ReduceKernel (reduce.hpp:
+// kPer per lane, kVec consecutive ones per vector load). The rows' workspace
+// and output offsets are computed once per batch, row r in lanes 16 r .. 16 r
+// + 15 (row_facts), and read from there (v_readlane); the output is stored in
+// its dtype, chosen once per batch (store_rows). Work after the last arrival
+// is the launch's tail (docs/performance.md, "The fused reduce"): in the
+// whole-launch model these choices took the 4-row tail at 64 segments from
+// 1.77 to 1.06 us.
 #pragma once
 #include "uattn/kernel/common.hpp"
 #include "uattn/kernel/phases.hpp"
@@ -37,9 +43,10 @@
 
 namespace uattn {
 
+// QT: the query dtype (out is QT, or fp8 e4m3 where AttnParams::out_dtype says so).
 // ROWS_AT_ONCE: the packed rows combined together (1, 2 or 4; fewer for a
 // kernel of fewer registers: attention_mfma.hpp).
-template <Arch A, int HEAD, int BM, int WAVES, int ROWS_AT_ONCE>
+template <Arch A, class QT, int HEAD, int BM, int WAVES, int ROWS_AT_ONCE>
 struct FusedReduce {
   using R = ReduceKernel<A, HEAD, 1>;
   static constexpr int kWave = wave_size_of(A);
@@ -51,6 +58,9 @@ struct FusedReduce {
   static_assert(ROWS_AT_ONCE == 1 || ROWS_AT_ONCE == 2 || ROWS_AT_ONCE == 4, "FusedReduce: 1, 2 or 4 rows at once");
   // Rows combined together (8 x kRB x kPer acc registers), at most 2 above 2 dims per lane.
   static constexpr int kRB = kPer <= 2 ? ROWS_AT_ONCE : (ROWS_AT_ONCE < 2 ? ROWS_AT_ONCE : 2);
+  // All 16 slots of a combine in flight at once (2 x 8 x kRB x kPer acc
+  // registers) in the kernels of 256 VGPRs (ROWS_AT_ONCE 4); else 8 at a time.
+  static constexpr bool kTwoChunks = ROWS_AT_ONCE == 4;
 
   // Counter words a launch of grid x `gx`, `num_kv_heads` and S segments uses.
   static constexpr uint64_t counter_words(uint64_t gx, uint64_t num_kv_heads, int S) {
@@ -69,13 +79,66 @@ struct FusedReduce {
     if (dl::lane_id() == 0) dl::atomic_store_agent(c, 0u);
   }
 
-  // The workspace row (index of segment 0) of packed row m of work item w.
-  UATTN_INLINE static int64_t ws_row(const AttnParams& p, const WorkItem& w, int qpk, const UDiv& qd, int64_t m,
-                                     int64_t& token, int& head) {
-    const uint32_t t = qd.div_uniform((uint32_t)m);
-    token = (int64_t)w.q_start + t;
-    head = w.kvh * qpk + (int)((uint32_t)m - t * (uint32_t)qpk);
-    return (token * p.num_q_heads + head) * p.num_segments;
+  // A 64-bit lane value of lane `src` (uniform).
+  UATTN_INLINE static int64_t readlane64(int64_t v, int src) {
+    const uint32_t lo = dl::readlane((uint32_t)(uint64_t)v, src);
+    const uint32_t hi = dl::readlane((uint32_t)((uint64_t)v >> 32), src);
+    return (int64_t)(((uint64_t)hi << 32) | lo);
+  }
+
+  // Row facts of the batch of packed rows from r0, one row per 16 lanes: lane
+  // (rr, ss) gets packed row min(r0 + rr, rows - 1) of work item w (rows
+  // past the batch or past `rows` repeat the last row: read, never written),
+  // `ws`: its workspace row (index of segment 0), `out`: its element offset
+  // in out. One vector division for every row of the batch; each row's
+  // values are then read from lane 16 r (readlane64).
+  UATTN_INLINE static void row_facts(const AttnParams& p, const WorkItem& w, int qpk, const UDiv& qd, int rows,
+                                     int r0, int64_t& ws, int64_t& out) {
+    const int rr = dl::lane_id() >> 4;
+    const uint32_t mr = (uint32_t)(w.m0 + (r0 + rr < rows ? r0 + rr : rows - 1));
+    const uint32_t t = qd.div(mr);
+    const int64_t token = (int64_t)w.q_start + t;
+    const int head = w.kvh * qpk + (int)(mr - t * (uint32_t)qpk);
+    ws = (token * p.num_q_heads + head) * p.num_segments;
+    out = token * p.o_stride_token + (int64_t)head * p.o_stride_head;
+  }
+
+  // The final rows r0 .. r0 + kRB - 1 (those below `rows`) of o, times the
+  // inverse of their sum (inv: lane 16 r holds row r0 + r's), into out as OT.
+  template <class OT>
+  UATTN_INLINE static void store_rows(const AttnParams& p, int rows, int r0, int64_t out, float inv,
+                                      const float (&o)[kRB][kPer]) {
+    const int lane = dl::lane_id();
+    UATTN_UNROLL
+    for (int r = 0; r < kRB; ++r) {
+      if (r0 + r >= rows) break;  // uniform
+      const float ir = dl::bits_as_float(dl::readlane(dl::float_as_bits(inv), r * 16));
+      OT* dst = static_cast<OT*>(p.out) + readlane64(out, r * 16);
+      UATTN_UNROLL
+      for (int j = 0; j < kPer; ++j)
+        if (R::dim_on(lane, j)) dst[R::dim_of(lane, j)] = out_value<OT>(o[r][j] * ir, p.output_scale);
+    }
+  }
+
+  // o[r] += the weights of slots c0 .. c0 + 7 of row r (lane (r, c0 + c)'s
+  // wt: 0 past n, its lane is off) times their acc values a[r].
+  UATTN_INLINE static void accumulate(float wt, int c0, const float (&a)[kRB][kSub][kPer], float (&o)[kRB][kPer]) {
+    UATTN_UNROLL
+    for (int r = 0; r < kRB; ++r) {
+      // Held in VGPRs (dl::pin): as a scalar operand of v_pk_fma_f32 each
+      // weight took an SGPR pair, and the 8 x kRB of them spilled SGPRs. A
+      // row's 8 read together, then pinned: one pin after each read kept the
+      // reads apart (a wait state after each).
+      float wc[kSub];
+      UATTN_UNROLL
+      for (int c = 0; c < kSub; ++c) wc[c] = dl::bits_as_float(dl::readlane(dl::float_as_bits(wt), r * 16 + c0 + c));
+      UATTN_UNROLL
+      for (int c = 0; c < kSub; ++c) dl::pin(wc[c]);
+      UATTN_UNROLL
+      for (int c = 0; c < kSub; ++c)
+        UATTN_UNROLL
+        for (int j = 0; j < kPer; ++j) o[r][j] = __builtin_fmaf(wc[c], a[r][c][j], o[r][j]);
+    }
   }
 
   // Combines, for each of the `rows` packed rows from w.m0, the n <= 16
@@ -88,28 +151,29 @@ struct FusedReduce {
     int nv = n;  // n in a VGPR: the slot indexes below are lane values (load())
     dl::pin(nv);
     for (int r0 = 0; r0 < rows; r0 += kRB) {
+      int64_t ws, out;
+      row_facts(p, w, qpk, qd, rows, r0, ws, out);
+      ws += seg0;
       // The acc rows of slot seg0 (a row past `rows` re-reads the last: discarded).
       const char* rowp[kRB];
       UATTN_UNROLL
       for (int r = 0; r < kRB; ++r) {
-        const int rc = r0 + r < rows ? r0 + r : rows - 1;
-        int64_t token;
-        int head;
         // The byte offset in a VGPR pair (dl::pin): the kRB row addresses held
         // in SGPRs through the loads spilled SGPRs.
-        int64_t off = (ws_row(p, w, qpk, qd, w.m0 + rc, token, head) + seg0) * (HEAD * 4);
+        int64_t off = readlane64(ws, r * 16) * (HEAD * 4);
         dl::pin(off);
         rowp[r] = reinterpret_cast<const char*>(p.ws_acc) + off;
       }
-      float a[kRB][kSub][kPer];
+      // Slots 0 .. 7 in flight, and with kTwoChunks 8 .. 15 too (n > 8: a
+      // second-level combine of more than 64 segments), before the (m, l).
+      float a[kRB][kSub][kPer], b[kRB][kSub][kPer];
       load(rowp, 0, nv, stride, lane, a);
+      const bool two = kTwoChunks && n > kSub;  // uniform
+      if (two) load(rowp, kSub, nv, stride, lane, b);
       // This lane's (m, l): row r0 + rr (a lane value: no per-row select), slot
       // ss; lanes of rows past the batch (rr >= kRB) hold none.
       const bool on = rr < kRB && r0 + rr < rows && ss < nv;
-      const uint32_t mr = (uint32_t)(w.m0 + (r0 + rr < rows ? r0 + rr : rows - 1));
-      const uint32_t t = qd.div(mr);
-      const int64_t my = ((int64_t)(w.q_start + (int)t) * p.num_q_heads + w.kvh * qpk + (int)(mr - t * (uint32_t)qpk)) *
-                         p.num_segments + seg0 + (int64_t)(ss < nv ? ss : nv - 1) * stride;
+      const int64_t my = ws + (int64_t)(ss < nv ? ss : nv - 1) * stride;
       const float m = on ? p.ws_max[my] : kNegInf;
       const float l = on ? p.ws_sum[my] : 0.0f;
       float o[kRB][kPer];
@@ -121,52 +185,39 @@ struct FusedReduce {
       const float Mu = M == kNegInf ? 0.0f : M;
       const float wt = on ? dl::exp2(m - Mu) : 0.0f;
       const float L = dl::row16_all(l * wt, [](float x, float y) { return x + y; });
-      for (int c0 = 0;;) {
-        UATTN_UNROLL
-        for (int r = 0; r < kRB; ++r)
-          UATTN_UNROLL
-          for (int c = 0; c < kSub; ++c) {
-            // Lane (r, c0 + c)'s weight: 0 past n (its lane is off).
-            // Held in a VGPR (dl::pin): as a scalar operand of v_pk_fma_f32 each
-            // weight took an SGPR pair, and the 8 x kRB of them spilled SGPRs.
-            float wc = dl::bits_as_float(dl::readlane(dl::float_as_bits(wt), r * 16 + c0 + c));
-            dl::pin(wc);
-            UATTN_UNROLL
-            for (int j = 0; j < kPer; ++j) o[r][j] = __builtin_fmaf(wc, a[r][c][j], o[r][j]);
-          }
-        c0 += kSub;
-        if (c0 >= n) break;
-        load(rowp, c0, nv, stride, lane, a);
+      accumulate(wt, 0, a, o);
+      if constexpr (kTwoChunks) {
+        if (two) accumulate(wt, kSub, b, o);
+      } else {
+        for (int c0 = kSub; c0 < n; c0 += kSub) {
+          load(rowp, c0, nv, stride, lane, a);
+          accumulate(wt, c0, a, o);
+        }
       }
-      if (!final && ss == 0 && on) {  // the sub-group's (m, l): lane (r, 0) of each row
-        const int64_t at = my - (int64_t)(ss < nv ? ss : nv - 1) * stride;
-        p.ws_max[at] = M;
-        p.ws_sum[at] = L;
+      if (final) {
+        // Each row's inverse sum computed once, in its lanes (0 where L == 0).
+        const float inv = L > 0.0f ? 1.0f / L : 0.0f;
+        if (p.out_dtype == (int32_t)DType::fp8e4m3) store_rows<dl::fp8e4m3>(p, rows, r0, out, inv, o);
+        else store_rows<QT>(p, rows, r0, out, inv, o);
+        continue;
+      }
+      if (ss == 0 && on) {  // the sub-group's (m, l): lane (r, 0) of each row
+        p.ws_max[ws] = M;
+        p.ws_sum[ws] = L;
       }
       UATTN_UNROLL
       for (int r = 0; r < kRB; ++r) {
         if (r0 + r >= rows) break;  // uniform
-        if (final) {
-          const float Lr = dl::bits_as_float(dl::readlane(dl::float_as_bits(L), r * 16));
-          const float inv = Lr > 0.0f ? 1.0f / Lr : 0.0f;
-          int64_t token;
-          int head;
-          (void)ws_row(p, w, qpk, qd, w.m0 + r0 + r, token, head);
+        float* dst = reinterpret_cast<float*>(const_cast<char*>(rowp[r]));
+        if constexpr (kVec > 1) {
+          dl::vec<float, kVec> v;
+          UATTN_UNROLL
+          for (int j = 0; j < kVec; ++j) v[j] = o[r][j];
+          if (R::dim_on(lane, 0)) dl::stg<kVec>(dst + kVec * lane, v);
+        } else {
           UATTN_UNROLL
           for (int j = 0; j < kPer; ++j)
-            if (R::dim_on(lane, j)) store_out(p, token, head, R::dim_of(lane, j), o[r][j] * inv);
-        } else {
-          float* dst = reinterpret_cast<float*>(const_cast<char*>(rowp[r]));
-          if constexpr (kVec > 1) {
-            dl::vec<float, kVec> v;
-            UATTN_UNROLL
-            for (int j = 0; j < kVec; ++j) v[j] = o[r][j];
-            if (R::dim_on(lane, 0)) dl::stg<kVec>(dst + kVec * lane, v);
-          } else {
-            UATTN_UNROLL
-            for (int j = 0; j < kPer; ++j)
-              if (R::dim_on(lane, j)) dst[R::dim_of(lane, j)] = o[r][j];
-          }
+            if (R::dim_on(lane, j)) dst[R::dim_of(lane, j)] = o[r][j];
         }
       }
     }
@@ -187,7 +238,7 @@ struct FusedReduce {
         if constexpr (kVec > 1) {
           dl::vec<float, kVec> v;
           if (R::dim_on(lane, 0)) {
-            v = dl::ldg<kVec>(reinterpret_cast<const float*>(rowp[r] + off + (uint32_t)(kVec * lane) * 4u));
+            v = dl::ldg<kVec>(reinterpret_cast<const float*>(rowp[r] + (off + (uint32_t)(kVec * lane) * 4u)));
           } else {
             UATTN_UNROLL
             for (int j = 0; j < kVec; ++j) v[j] = 0.0f;
@@ -198,7 +249,7 @@ struct FusedReduce {
           UATTN_UNROLL
           for (int j = 0; j < kPer; ++j)
             a[r][c][j] = R::dim_on(lane, j)
-                             ? *reinterpret_cast<const float*>(rowp[r] + off + (uint32_t)R::dim_of(lane, j) * 4u)
+                             ? *reinterpret_cast<const float*>(rowp[r] + (off + (uint32_t)R::dim_of(lane, j) * 4u))
                              : 0.0f;
         }
       }
