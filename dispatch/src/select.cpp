@@ -449,9 +449,10 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
     // The fused reduce (fused_reduce.hpp) pays no launch, but its combining wave
     // works after the last arrival (the tail) and, past 8 segments, once per
     // sub-group within the launch. Per row, kFusedRowCycles + 3 cycles per
-    // segment (x head_size / 128 above d128), fitted to the whole-launch model's
-    // tails of the gfx950 sets (docs/performance.md, "The fused reduce": 900 to
-    // 1350 cycles a row at 8 to 128 segments); the sub-groups' combines add one
+    // segment (x head_size / 128 above d128), set from the whole-launch model's
+    // tails of the gfx950 sets (docs/performance.md, "The fused reduce": 616 to
+    // 807 cycles a row at 4 to 128 segments; table.hpp says why kFusedRowCycles
+    // is above them); the sub-groups' combines add one
     // such row cost per sub-group and row to the work spread over the SIMDs.
     const double rows = std::max(1.0, std::min((double)r.block_m, m.rows_per_seq));
     const double per_row = (kFusedRowCycles + 3.0 * segs) * std::max(1.0, m.p->head_size / 128.0);

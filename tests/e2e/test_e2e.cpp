@@ -390,7 +390,7 @@ TEST_P(PerArch, FusedReduceAtEverySegmentSplit) {
       const bool eligible = arch == Arch::gfx950 && qpk * sh.q_len <= 4 && (segs <= 8 || (segs % 8 == 0 && segs <= 128));
       EXPECT_EQ(fused_plan(arch, r.sel, s), eligible) << segs;
       // Where it may, the selector weighs both and takes the lower estimate: at
-      // d128 the fused one everywhere (its combining wave's ~4 x 1000 cycles
+      // d128 the fused one everywhere (its combining wave's ~4 x 900 cycles
       // against a launch's 8400).
       if (sh.head == 128) EXPECT_EQ(r.sel.fused_reduce, eligible) << segs;
       else EXPECT_TRUE(eligible || !r.sel.fused_reduce) << segs;

@@ -222,12 +222,15 @@ struct CandidateEstimate {
 constexpr int kFusedSubSegments = 8;
 constexpr int kFusedMaxSegments = 128;
 // Planned only where every workgroup serves at most kFusedMaxRows packed rows
-// (max_seqlen_q x qpk): the combining wave takes about 1000 cycles a row in the
-// whole-launch model, so more rows cost more than the reduce launch saves
-// (docs/performance.md, "The fused reduce"). kFusedRowCycles: that per-row
-// cost in the selector's estimate (select.cpp, estimate).
+// (max_seqlen_q x qpk): the combining wave works on 4 rows at a time at most.
+// kFusedRowCycles: its per-row cost in the selector's estimate (select.cpp,
+// estimate), plus 3 cycles per segment: 890 at 64 segments, where the
+// whole-launch model's tails take 616-633 cycles a row at 4-64 segments and
+// 807 at 128 (4 rows; docs/performance.md, "The fused reduce"). Set above
+// them: at 450 the short decodes (100 keys; a 64-key window) went to the 3D
+// split, whose walk the estimate charges less than the model does.
 constexpr int kFusedMaxRows = 4;
-constexpr double kFusedRowCycles = 900;
+constexpr double kFusedRowCycles = 700;
 // Counter words (uint32) of one counter buffer: 64 KiB. The runtime owns one
 // per device and stream (zeroed when allocated; every completed launch leaves
 // the words it used at 0).
