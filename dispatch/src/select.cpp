@@ -184,7 +184,8 @@ bool fused_reduce_arch(Arch a) { return a == Arch::gfx950; }
 
 uint64_t fused_counter_words(uint64_t grid_x, int num_kv_heads, int num_segments) {
   if (num_kv_heads <= 0 || num_segments <= 0) return 0;
-  const uint64_t per = (uint64_t)(num_segments + kFusedSubSegments - 1) / kFusedSubSegments + 1;
+  const uint64_t g = (uint64_t)fused_sub_segments(num_segments);
+  const uint64_t per = ((uint64_t)num_segments + g - 1) / g + 1;
   uint64_t w = 0;
   if (__builtin_mul_overflow(grid_x, (uint64_t)num_kv_heads, &w) || __builtin_mul_overflow(w, per, &w))
     return ~(uint64_t)0;
@@ -457,7 +458,7 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
     const double rows = std::max(1.0, std::min((double)r.block_m, m.rows_per_seq));
     const double per_row = (kFusedRowCycles + 3.0 * segs) * std::max(1.0, m.p->head_size / 128.0);
     if (fused) {
-      const double sub = segs > kFusedSubSegments ? (double)segs / kFusedSubSegments : 0.0;
+      const double sub = segs > kFusedSubSegments ? (double)segs / fused_sub_segments(segs) : 0.0;
       e.compute_cycles += (double)wg1 * sub * rows * per_row / lanes;
     }
     e.reduce_cycles = (fused ? rows * per_row : m.pol->launch_cycles) + m.ws_per_segment * segs * m.inv_bw;
@@ -642,6 +643,10 @@ int auto_segment_cap(Arch a, const SelectPolicy& pol) {
   return std::min(pol.max_segments, 2 * kArchRecords[(size_t)a < (size_t)kNumArchs ? (int)a : 0].wave_size);
 }
 
+int auto_fused_segment_cap(Arch a, const SelectPolicy& pol) {
+  return fused_reduce_arch(a) ? std::min(pol.max_segments, kFusedMaxSegments) : auto_segment_cap(a, pol);
+}
+
 namespace {
 
 // "" when every knob of `s` is within the range its comment gives (table.hpp).
@@ -671,8 +676,9 @@ bool better(const CandidateEstimate& a, const CandidateEstimate& b) {
 // The most segments an automatic split chooses for a walk of `tiles` KV
 // tiles: auto_segment_cap (table.hpp), and at most `tiles /
 // min_tiles_per_segment`.
-int max_auto_segments(const ProblemDesc& p, const SelectPolicy& pol, int tiles) {
-  return std::min(auto_segment_cap(p.arch, pol), tiles / pol.min_tiles_per_segment);
+int max_auto_segments(const ProblemDesc& p, const SelectPolicy& pol, int tiles, bool fused) {
+  return std::min(fused ? auto_fused_segment_cap(p.arch, pol) : auto_segment_cap(p.arch, pol),
+                  tiles / pol.min_tiles_per_segment);
 }
 
 // The segment counts the model weighs for 3D with row `r3`, each within [lo,
@@ -696,10 +702,12 @@ int segment_candidates(const ModelInputs& m, const InstanceRow& r3, uint64_t wg1
   push(fill * 2);
   push(cap);
   for (int s = 1; s < cap && n < kMaxSegmentCandidates; s *= 2) push(s);
-  // The fused reduce takes multiples of 8 segments: where it is planned
-  // (`fused`), each count rounded down to one as well.
-  for (int i = 0, k = fused ? n : 0; i < k; ++i)
-    if (out[i] > kFusedSubSegments && out[i] % kFusedSubSegments) push(out[i] / kFusedSubSegments * kFusedSubSegments);
+  // The fused reduce takes multiples of its sub-group size (8, 16 past 128
+  // segments): where it is planned (`fused`), each count rounded down to one as well.
+  for (int i = 0, k = fused ? n : 0; i < k; ++i) {
+    const int g = fused_sub_segments(out[i]);
+    if (out[i] > kFusedSubSegments && out[i] % g) push(out[i] / g * g);
+  }
   return n;
 }
 
@@ -815,7 +823,7 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
   }
   const auto fused = [&](int segs) {
     return opt.fused_reduce && fused_reduce_arch(p.arch) && (int64_t)p.max_seqlen_q * qpk <= kFusedMaxRows &&
-           (segs <= kFusedSubSegments || (segs % kFusedSubSegments == 0 && segs <= kFusedMaxSegments)) &&
+           (segs <= kFusedSubSegments || (segs % fused_sub_segments(segs) == 0 && segs <= kFusedMaxSegments)) &&
            fused_counter_words(gx3, p.num_kv_heads, segs) <= kFusedCounterWords;
   };
   if (r3) {
@@ -828,13 +836,16 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
     else {
       // Automatic: at least 2 segments (1 is 2D), unless 3D is forced.
       const int lo = opt.path == ForcePath::k3D ? 1 : 2;
-      const int cap = std::max(opt.path == ForcePath::k3D ? 1 : 0,
-                               max_auto_segments(p, pol, tiles));
-      ns = segment_candidates(m, *r3, wg1, lo, cap, segs, fused(kFusedSubSegments));
+      const bool f = fused(kFusedSubSegments);
+      const int cap = std::max(opt.path == ForcePath::k3D ? 1 : 0, max_auto_segments(p, pol, tiles, f));
+      ns = segment_candidates(m, *r3, wg1, lo, cap, segs, f);
     }
-    // A count the fused reduce takes is weighed both ways (fused, and with the reduce launch).
+    // A count the fused reduce takes is weighed both ways (fused, and with the
+    // reduce launch where an automatic split may take it without: at most
+    // auto_segment_cap).
+    const int unfused_cap = segments_requested ? kMaxSegments : auto_segment_cap(p.arch, pol);
     for (int i = 0; i < ns; ++i) {
-      add(estimate(m, *r3, segs[i], wg1, tiles), &d.best3);
+      if (segs[i] <= unfused_cap) add(estimate(m, *r3, segs[i], wg1, tiles), &d.best3);
       if (fused(segs[i])) add(estimate(m, *r3, segs[i], wg1, tiles, true), &d.best3);
     }
   }
@@ -852,12 +863,13 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
     if (path == Path::k2D && d.best2 < 0 && r3) {
       // Only 3D serves it (the filter, or a matrix without 2D rows): its cheapest count, 1 allowed.
       int segs[kMaxSegmentCandidates];
+      const bool f = fused(kFusedSubSegments);
       const int ns = segment_candidates(m, *r3, working_workgroups(p, r3->block_m, qpk), 1,
-                                        std::max(1, max_auto_segments(p, pol, kv_tiles_of(p, *r3))),
-                                        segs, fused(kFusedSubSegments));
+                                        std::max(1, max_auto_segments(p, pol, kv_tiles_of(p, *r3), f)),
+                                        segs, f);
       for (int i = 0; i < ns; ++i) {
         const uint64_t wg = working_workgroups(p, r3->block_m, qpk);
-        add(estimate(m, *r3, segs[i], wg, kv_tiles_of(p, *r3)), &d.best3);
+        if (segs[i] <= auto_segment_cap(p.arch, pol)) add(estimate(m, *r3, segs[i], wg, kv_tiles_of(p, *r3)), &d.best3);
         if (fused(segs[i])) add(estimate(m, *r3, segs[i], wg, kv_tiles_of(p, *r3), true), &d.best3);
       }
       path = Path::k3D;

@@ -260,10 +260,12 @@ BUILTIN_ARCHS = (
              cus_per_reported_unit=1, simds_per_cu=4, mem_bytes_per_cycle=3333,
              # the whole-launch model's launch overhead, 3.5 us (tools/model/machines), at 2.4 GHz
              launch_cycles=8400,
-             # 128 segments (two per lane of the reduce): the whole-launch model's
-             # fastest candidate for the fp8 KV 64K decode and the short d128
-             # decodes (docs/performance.md, "Two segment weights per lane")
-             max_segments=128,
+             # 256 segments: with the fused reduce (kFusedMaxSegments; the fp8 KV
+             # 64K decode, docs/performance.md, "256 segments with the fused
+             # reduce"); with the reduce kernel 128 (two per lane of the reduce,
+             # auto_segment_cap: the fastest candidate for the short d128
+             # decodes, "Two segment weights per lane")
+             max_segments=256,
              # 256 MB Infinity Cache (AMD CDNA 4 white paper); the two latencies:
              # calibrated on the whole-launch model (docs/architecture.md, "The cost model")
              llc_bytes=256 << 20, tile_latency_cycles=1700, workgroup_latency_cycles=6500,

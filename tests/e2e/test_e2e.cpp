@@ -69,15 +69,18 @@ uattn_runtime_t* c_runtime() {
 
 // Whether a 3D plan of `arch` may take the fused reduce (uattn/table.hpp):
 // gfx950, at most 4 packed rows per sequence (max_seqlen_q x qpk), 1..8
-// segments or a multiple of 8 up to 128, its counters within one buffer (the
-// selector then takes it where its estimate is the lower).
+// segments, a multiple of 8 up to 128 or a multiple of 16 up to 256 (sub-groups
+// of 8, or of 16 past 128), its counters within one buffer (the selector then
+// takes it where its estimate is the lower).
 bool fused_plan(Arch arch, const Selection& sel, const ut::ProblemSpec& spec) {
   const int s = sel.num_segments;
+  const int sub = s <= 128 ? 8 : 16;
   int max_q = 0;
   for (const auto& sq : spec.seqs) max_q = std::max(max_q, sq.first);
   return arch == Arch::gfx950 && max_q * (spec.num_q_heads / spec.num_kv_heads) <= 4 &&
-         (s <= 8 || (s % 8 == 0 && s <= 128)) &&
-         (uint64_t)sel.attention.grid.x * (uint64_t)spec.num_kv_heads * (uint64_t)((s + 7) / 8 + 1) <= kFusedCounterWords;
+         (s <= 8 || (s % sub == 0 && s <= 256)) &&
+         (uint64_t)sel.attention.grid.x * (uint64_t)spec.num_kv_heads * (uint64_t)((s + sub - 1) / sub + 1) <=
+             kFusedCounterWords;
 }
 
 // Runs `spec` on `arch` through the chosen API and checks what was launched.
@@ -328,16 +331,17 @@ TEST_P(PerArch, ReduceAtEverySegmentSplit) {
 
 // The fused reduce (templates/uattn/kernel/fused_reduce.hpp; gfx950): the
 // attention launch alone combines the segments, at one level (up to 8
-// segments) and two (sub-groups of 8, up to 128), for workgroups of 1 to 4
+// segments) and two (sub-groups of 8 up to 128 segments, of 16 up to 256), for workgroups of 1 to 4
 // packed rows (the plans it is taken for: decodes of up to 4 query heads per KV
 // head, and up to 4 tokens of one head), with segments that walk no KV tile.
 // Head sizes 64 / 128 / 256 and the generic instance (block size 13: d80,
 // ALiBi): the combining wave's 1, 2 and 4 dims per lane, 4, 2 or 1 rows at
 // once; its output in f16, bf16 and fp8 e4m3 (a per-dtype store, chosen once),
 // from f16 and fp8 KV; 16 sub-groups (both halves of the second level's
-// 16 slots in flight at once). Runs on one stream, so every launch reuses the counter buffer the first
+// 16 slots in flight at once); past 128 segments sub-groups of 16 (144: 9 of
+// them, 160: 10, 256: 16). Runs on one stream, so every launch reuses the counter buffer the first
 // one zeroed: a counter left unreset leaves rows unwritten (NaN-poisoned) in the
-// next. Counts the fused reduce does not take (12, 129), and 8 rows, fall back
+// next. Counts the fused reduce does not take (12, 129, 136, 257), and 8 rows, fall back
 // to the reduce launch. Against the fp64 reference; the launches counted.
 TEST_P(PerArch, FusedReduceAtEverySegmentSplit) {
   const Arch arch = GetParam();
@@ -345,9 +349,9 @@ TEST_P(PerArch, FusedReduceAtEverySegmentSplit) {
   // out: the output dtype (q_dtype the same, but where fp8 e4m3: then f16 Q);
   // kv8: fp8 e4m3 KV cache.
   struct Shape { int head, block, qpk, q_len; bool alibi; std::vector<int> segs; DType out = DType::f16; bool kv8 = false; };
-  const std::vector<int> all = {1, 2, 3, 8, 12, 16, 24, 64, 120, 128, 129};
-  const std::vector<int> some = {3, 16, 64, 129};
-  const std::vector<int> two_levels = {16, 128};  // 2 and 16 sub-groups
+  const std::vector<int> all = {1, 2, 3, 8, 12, 16, 24, 64, 120, 128, 129, 136, 144, 256, 257};
+  const std::vector<int> some = {3, 16, 64, 129, 160};
+  const std::vector<int> two_levels = {16, 128, 256};  // 2 and 16 sub-groups of 8; 16 of 16
   const Shape shapes[] = {{128, 16, 4, 1, false, all},
                           {128, 16, 1, 4, false, all},
                           {128, 16, 2, 2, false, some},
@@ -387,7 +391,8 @@ TEST_P(PerArch, FusedReduceAtEverySegmentSplit) {
       const RunOutcome r = e2e::run_on_device(&runtime(), *ut::make_problem(s, exec::guarded_allocator()), rs);
       EXPECT_TRUE(r.ok) << segs << " segments: " << r.error;
       EXPECT_EQ(r.sel.num_segments, segs);
-      const bool eligible = arch == Arch::gfx950 && qpk * sh.q_len <= 4 && (segs <= 8 || (segs % 8 == 0 && segs <= 128));
+      const bool eligible = arch == Arch::gfx950 && qpk * sh.q_len <= 4 &&
+                            (segs <= 8 || (segs % (segs <= 128 ? 8 : 16) == 0 && segs <= 256));
       EXPECT_EQ(fused_plan(arch, r.sel, s), eligible) << segs;
       // Where it may, the selector weighs both and takes the lower estimate: at
       // d128 the fused one everywhere (its combining wave's ~4 x 900 cycles

@@ -212,13 +212,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                     ((unsigned __int128)p.head_size + 2) * 4u + 15u) / 16u * 16u;
   if (ws != s.workspace_bytes)
     fail("workspace bytes differ from num_tokens*Hq*segments*(D+2)*4 rounded up to 16", p, o, s);
-  // The fused reduce (uattn/table.hpp): gfx950 only, 1..8 segments or a multiple
-  // of 8 up to 128, gx * kv_heads * (ceil(S / 8) + 1) counters within one buffer.
+  // The fused reduce (uattn/table.hpp): gfx950 only, 1..8 segments, a multiple
+  // of 8 up to 128 or of 16 up to 256 (G = 8 or 16 segments per sub-group),
+  // gx * kv_heads * (ceil(S / G) + 1) counters within one buffer.
   if (s.fused_reduce) {
     const int S = s.num_segments;
+    const int G = S <= 128 ? 8 : 16;
     const unsigned __int128 words =
-        (unsigned __int128)s.attention.grid.x * (unsigned)p.num_kv_heads * (unsigned)((S + 7) / 8 + 1);
-    if (!o.fused_reduce || p.arch != Arch::gfx950 || !(S <= 8 || (S % 8 == 0 && S <= 128)) ||
+        (unsigned __int128)s.attention.grid.x * (unsigned)p.num_kv_heads * (unsigned)((S + G - 1) / G + 1);
+    if (!o.fused_reduce || p.arch != Arch::gfx950 || !(S <= 8 || (S % G == 0 && S <= 256)) ||
         words > kFusedCounterWords || (int64_t)p.max_seqlen_q * (p.num_q_heads / p.num_kv_heads) > 4)
       fail("fused reduce outside its rule", p, o, s);
   }

@@ -117,7 +117,7 @@ def test_a_matrix_declares_an_architecture(run, tmp_path):
     # on 2 CUs, HIP counts WGPs), then overridden by the declaration.
     select = (out / GEN / "select.hpp").read_text()
     assert "    {2, 2, 2, 205.0, 8750.0, 134217728.0, 1000.0, 7300.0, 32},  // gfx1030" in select
-    assert "    {1, 4, 1, 3333.0, 8400.0, 268435456.0, 1700.0, 6500.0, 128},  // gfx950" in select
+    assert "    {1, 4, 1, 3333.0, 8400.0, 268435456.0, 1700.0, 6500.0, 256},  // gfx950" in select
     assert "    {2, 2, 1, 205.0, 8750.0, 134217728.0, 1000.0, 7300.0, 32},  // gfx1099" in select
     rc, listed, _ = run("list", "--matrix", m, "--arch", "gfx1099")
     assert rc == 0 and listed.split() == ["uattn_gfx1099_2d_f16_f16_d128_bany_plain_m8n32w1"]

@@ -295,6 +295,50 @@ static bool large_tile_shares_kv(const ProblemDesc& p) {
 // gfx1030 the 8-wave tile reads each K/V tile once for its 32 rows and the
 // batch is bound by memory bandwidth, where the whole-launch model has the 2D
 // grid fastest (8 x 8192 keys: 561 us, every split slower; docs/performance.md).
+// Past twice the wave size (auto_segment_cap: the reduce kernel's two segment
+// weights per lane) only the fused reduce takes a count, up to
+// auto_fused_segment_cap (256 on gfx950): a 64K fp8 KV decode of 4 packed rows
+// per KV head (docs/performance.md, "256 segments with the fused reduce").
+TEST(Select, FusedReduceAloneTakesMoreSegmentsThanTheReduceKernel) {
+  if (!default_matrix() || !built("gfx950")) GTEST_SKIP();
+  const auto fp8_decode = [](int hq, int kv) {
+    ProblemArgs a;
+    EXPECT_TRUE(arch_from_name("gfx950", &a.arch));
+    a.q_dtype = a.out_dtype = DType::bf16;
+    a.kv_dtype = DType::fp8e4m3;
+    a.head_size = 128; a.block_size = 16; a.num_q_heads = hq; a.num_kv_heads = 8;
+    const int32_t q = 1;
+    a.q_lens = &q; a.kv_lens = &kv; a.num_seqs = 1;
+    return make_problem(a);
+  };
+  const ProblemDesc p = fp8_decode(32, 65536);
+  const int cap = auto_segment_cap(p.arch, default_policy(p.arch));
+  const int fused_cap = auto_fused_segment_cap(p.arch, default_policy(p.arch));
+  EXPECT_EQ(cap, 128);
+  EXPECT_EQ(fused_cap, 256);
+  const Selection s = explained(p);
+  ASSERT_EQ(s.path, Path::k3D) << s.why;
+  EXPECT_TRUE(s.fused_reduce) << s.why;
+  EXPECT_EQ(s.num_segments, fused_cap) << s.why;
+  bool past = false;
+  for (const CandidateEstimate& c : s.candidates)
+    if (c.num_segments > cap) {
+      past = true;
+      EXPECT_TRUE(c.fused_reduce) << c.num_segments << " segments with the reduce launch: " << s.why;
+      EXPECT_EQ(c.num_segments % 16, 0) << c.num_segments << ": sub-groups of 16 past 128 segments";
+    }
+  EXPECT_TRUE(past) << s.why;
+  // Without the fused reduce, or with 8 rows per KV head (it serves at most
+  // 4), the reduce kernel's cap holds.
+  SelectOptions o;
+  o.fused_reduce = false;
+  for (const Selection& t : {explained(p, o), explained(fp8_decode(64, 65536))}) {
+    EXPECT_FALSE(t.fused_reduce) << t.why;
+    EXPECT_LE(t.num_segments, cap) << t.why;
+    for (const CandidateEstimate& c : t.candidates) EXPECT_LE(c.num_segments, cap) << t.why;
+  }
+}
+
 TEST(Select, LongContextDecodeIsSplitWhileTheDeviceIsNotFull) {
   if (!default_matrix()) GTEST_SKIP();
   for (Arch a : built_archs())

@@ -134,7 +134,7 @@ std::string config_label(const std::string& path, const std::string& instance, i
 // SelectOptions::explain): every estimate it weighed (the first serving 2D row of
 // each tile kind; the 3D row at the segment counts it weighs), plus that 3D row at
 // every power of two from 2 up to the most an automatic split chooses
-// (auto_segment_cap) and no more than the KV tiles of the longest walk.
+// (auto_segment_cap, or auto_fused_segment_cap where the fused reduce was weighed) and no more than the KV tiles of the longest walk.
 std::vector<Candidate> candidates_of(const Selection& sel, Arch arch) {
   std::vector<Candidate> c;
   const InstanceRow* r3 = nullptr;
@@ -147,7 +147,12 @@ std::vector<Candidate> candidates_of(const Selection& sel, Arch arch) {
     }
   }
   if (r3) {
-    const int cap = std::min(auto_segment_cap(arch, default_policy(arch)), tiles);
+    // Past auto_segment_cap only where the fused reduce was weighed (it serves those counts).
+    const bool fused = std::any_of(sel.candidates.begin(), sel.candidates.end(),
+                                   [](const CandidateEstimate& e) { return e.fused_reduce; });
+    const int cap = std::min(fused ? auto_fused_segment_cap(arch, default_policy(arch))
+                                   : auto_segment_cap(arch, default_policy(arch)),
+                             tiles);
     for (int s = 2; s <= cap; s *= 2)
       if (std::none_of(c.begin(), c.end(), [&](const Candidate& x) { return x.row == r3 && x.segments == s; }))
         c.push_back({Path::k3D, r3, s, NAN});

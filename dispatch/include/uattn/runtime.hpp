@@ -152,7 +152,9 @@ class Runtime {
   // Runtime is destroyed; every completed launch leaves it zeroed), so calls on
   // one stream use it in stream order. Calls on hipStreamPerThread, calls on a
   // stream that is capturing a graph, and calls whose allocation HIP refuses
-  // take the reduce launch instead. A stream destroyed while a fused launch
+  // take the reduce launch instead, at the plan's segment count (which the
+  // fused reduce allows up to kFusedMaxSegments, past auto_segment_cap: correct,
+  // the reduce kernel re-reading weights past two per lane). A stream destroyed while a fused launch
   // runs must not be replaced by one with the same handle before it ends; a
   // launch that faults part-way may leave the stream's counters non-zero (the
   // Runtime is then to be recreated, as after any device fault). num_seqs == 0 or num_tokens == 0: success, nothing launched, no

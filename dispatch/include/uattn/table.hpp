@@ -195,6 +195,9 @@ SelectPolicy default_policy(Arch a);
 // keeps up to two segments' weights per lane: reduce.hpp). A walk of fewer
 // KV tiles caps it further (tiles / min_tiles_per_segment; select.cpp).
 int auto_segment_cap(Arch a, const SelectPolicy& pol);
+// The same with the fused reduce (no reduce kernel): pol.max_segments, at most
+// kFusedMaxSegments; auto_segment_cap where `a` has no fused reduce.
+int auto_fused_segment_cap(Arch a, const SelectPolicy& pol);
 
 // One candidate the cost model estimated (Selection::candidates).
 struct CandidateEstimate {
@@ -215,12 +218,18 @@ struct CandidateEstimate {
 // segments itself, with no reduce launch. Served where the attention bodies
 // carry it: the matrix-core (MFMA) bodies, gfx950 (attention_mfma.hpp); not
 // the dot2 bodies of gfx1030. A plan takes it at 1..kFusedSubSegments
-// segments or at multiples of kFusedSubSegments up to kFusedMaxSegments
-// (sub-groups of 8 segments, at most 16 of them), where its counters,
+// segments or at multiples of fused_sub_segments(S) up to kFusedMaxSegments
+// (sub-groups of 8 segments up to 128, of 16 past it; at most 16 of them), where its counters,
 // fused_counter_words(), fit kFusedCounterWords, at most kFusedMaxRows rows
-// per workgroup, and its estimate is the lower.
+// per workgroup, and its estimate is the lower. 256 segments: the one-wave
+// workgroups of a long decode two to a SIMD instead of one, whose latencies
+// hide each other (docs/performance.md, "256 segments with the fused reduce").
 constexpr int kFusedSubSegments = 8;
-constexpr int kFusedMaxSegments = 128;
+constexpr int kFusedMaxSegments = 256;
+// Segments per first-level sub-group at S segments (fused_reduce.hpp sub_size).
+constexpr int fused_sub_segments(int num_segments) {
+  return num_segments <= 16 * kFusedSubSegments ? kFusedSubSegments : 2 * kFusedSubSegments;
+}
 // Planned only where every workgroup serves at most kFusedMaxRows packed rows
 // (max_seqlen_q x qpk): the combining wave works on 4 rows at a time at most;
 // with 8 its tail took 2.38 us at 128 segments and the first-level combines
@@ -238,7 +247,8 @@ constexpr double kFusedRowCycles = 700;
 // the words it used at 0).
 constexpr uint64_t kFusedCounterWords = 16384;
 bool fused_reduce_arch(Arch a);
-// Counter words of a fused launch: grid x * num_kv_heads * (ceil(S / 8) + 1).
+// Counter words of a fused launch: grid x * num_kv_heads * (ceil(S / G) + 1),
+// G = fused_sub_segments(S).
 uint64_t fused_counter_words(uint64_t grid_x, int num_kv_heads, int num_segments);
 
 struct SelectOptions {

@@ -8,7 +8,8 @@
 // out = sum_s acc_s 2^(m_s - M) / L, 0 where L == 0.
 //
 // Two levels, so that the work done after the last arrival stays small: the
-// segments [8 j, 8 j + 8) form sub-group j (nsub = ceil(S / 8) of them). Every
+// segments [G j, G j + G) form sub-group j (nsub = ceil(S / G) of them; G =
+// sub_size(S): 8 up to 128 segments, 16 up to 256, so that nsub <= 16). Every
 // wave of a segment workgroup, once its partial rows are stored, releases
 // them (an agent-scope release fence) and adds 1 to the counter of its
 // sub-group; the wave that takes the count to (segments of the sub-group) x
@@ -51,8 +52,14 @@ struct FusedReduce {
   using R = ReduceKernel<A, HEAD, 1>;
   static constexpr int kWave = wave_size_of(A);
   static_assert(kWave == 64, "FusedReduce: wave64 (lane (r, s) = (lane / 16, lane % 16))");
-  static constexpr int kSub = 8;                      // segments per first-level sub-group
-  static constexpr int kMaxSegments = kSub * 16;      // the second level combines at most 16 sub-groups
+  static constexpr int kSub = 8;                      // segment slots loaded together (one chunk)
+  static constexpr int kLgSub = 3;
+  static_assert(kSub == 1 << kLgSub, "FusedReduce: kLgSub = log2(kSub)");
+  static constexpr int kMaxSegments = 2 * kSub * 16;  // sub-groups of up to 16 segments, at most 16 of them
+  // Segments per first-level sub-group at S segments (select.cpp
+  // fused_sub_segments): 8, or 16 past 128 segments; either level combines at
+  // most 16 slots, the 16 lanes of a row (combine()).
+  static constexpr int sub_size(int S) { return S <= kSub * 16 ? kSub : 2 * kSub; }
   static constexpr int kPer = R::kPer;
   static constexpr int kVec = R::kVec;
   static_assert(ROWS_AT_ONCE == 1 || ROWS_AT_ONCE == 2 || ROWS_AT_ONCE == 4, "FusedReduce: 1, 2 or 4 rows at once");
@@ -64,7 +71,7 @@ struct FusedReduce {
 
   // Counter words a launch of grid x `gx`, `num_kv_heads` and S segments uses.
   static constexpr uint64_t counter_words(uint64_t gx, uint64_t num_kv_heads, int S) {
-    return gx * num_kv_heads * (uint64_t)((S + kSub - 1) / kSub + 1);
+    return gx * num_kv_heads * (uint64_t)((S + sub_size(S) - 1) / sub_size(S) + 1);
   }
 
   // One counter increment by the wave (lane 0's atomic; every lane gets the
@@ -141,9 +148,12 @@ struct FusedReduce {
     }
   }
 
-  // Combines, for each of the `rows` packed rows from w.m0, the n <= 16
-  // segment slots seg0, seg0 + stride, ...: into slot seg0, or with `final`
-  // into out.
+  // Combines, for each of the `rows` packed rows from w.m0, the n <= kMaxN
+  // (<= 16) segment slots seg0, seg0 + stride, ...: into slot seg0, or with
+  // `final` into out. kMaxN = kSub: one chunk of slots, no code for a second
+  // (the first level of up to 128 segments; with that code inlined there as
+  // well the generic d192 one-wave tile spilled 22 VGPRs).
+  template <int kMaxN>
   UATTN_INLINE static void combine(const AttnParams& p, const WorkItem& w, int qpk, const UDiv& qd, int rows,
                                    int seg0, int n, int stride, bool final) {
     const int lane = dl::lane_id();
@@ -165,10 +175,11 @@ struct FusedReduce {
         rowp[r] = reinterpret_cast<const char*>(p.ws_acc) + off;
       }
       // Slots 0 .. 7 in flight, and with kTwoChunks 8 .. 15 too (n > 8: a
-      // second-level combine of more than 64 segments), before the (m, l).
+      // second-level combine of more than 64 segments, or a first-level one
+      // of a sub-group of 16), before the (m, l).
       float a[kRB][kSub][kPer], b[kRB][kSub][kPer];
       load(rowp, 0, nv, stride, lane, a);
-      const bool two = kTwoChunks && n > kSub;  // uniform
+      const bool two = kTwoChunks && kMaxN > kSub && n > kSub;  // uniform
       if (two) load(rowp, kSub, nv, stride, lane, b);
       // This lane's (m, l): row r0 + rr (a lane value: no per-row select), slot
       // ss; lanes of rows past the batch (rr >= kRB) hold none.
@@ -188,7 +199,7 @@ struct FusedReduce {
       accumulate(wt, 0, a, o);
       if constexpr (kTwoChunks) {
         if (two) accumulate(wt, kSub, b, o);
-      } else {
+      } else if constexpr (kMaxN > kSub) {
         for (int c0 = kSub; c0 < n; c0 += kSub) {
           load(rowp, c0, nv, stride, lane, a);
           accumulate(wt, c0, a, o);
@@ -270,9 +281,11 @@ struct FusedReduce {
     w.q_start = p.cu_seqlens_q[w.sq];
     w.rows_total = (int64_t)(p.cu_seqlens_q[w.sq + 1] - w.q_start) * qpk;
     const int S = p.num_segments;
-    const int nsub = (S + kSub - 1) / kSub;
-    const int j = dl::block_id_z() / kSub;
-    const int nj = S - j * kSub < kSub ? S - j * kSub : kSub;
+    const int G = sub_size(S);
+    const int lg = G == kSub ? kLgSub : kLgSub + 1;  // log2(G): shifts, not a division by a run-time G
+    const int nsub = (S + G - 1) >> lg;
+    const int j = (int)dl::block_id_z() >> lg;
+    const int nj = S - j * G < G ? S - j * G : G;
     uint32_t* cnt = p.ws_count + ((int64_t)dl::block_id_x() * p.num_kv_heads + w.kvh) * (nsub + 1);
     if (count(cnt + j) != (uint32_t)(nj * WAVES - 1)) return;
     dl::fence_acquire_agent();
@@ -280,14 +293,29 @@ struct FusedReduce {
     const int64_t left = w.rows_total - w.m0;
     const int rows = left < BM ? (int)left : BM;
     if (nsub == 1) {
-      combine(p, w, qpk, qd, rows, 0, S, 1, true);
+      combine<kSub>(p, w, qpk, qd, rows, 0, S, 1, true);  // S <= 8
       return;
     }
-    combine(p, w, qpk, qd, rows, j * kSub, nj, 1, false);
-    if (count(cnt + nsub) != (uint32_t)(nsub - 1)) return;
-    dl::fence_acquire_agent();
-    reset(cnt + nsub);
-    combine(p, w, qpk, qd, rows, 0, nsub, kSub, true);
+    // A sub-group of 8 takes the one-chunk combine; one of 16 (past 128
+    // segments) the second level's, at one call site for both levels (the
+    // loop is not unrolled): a second inlined copy of the 16-slot combine made
+    // the generic d192 one-wave tile spill 20 VGPRs.
+    bool first = G != kSub;
+    if (!first) {
+      combine<kSub>(p, w, qpk, qd, rows, j * G, nj, 1, false);
+      if (count(cnt + nsub) != (uint32_t)(nsub - 1)) return;
+      dl::fence_acquire_agent();
+      reset(cnt + nsub);
+    }
+    _Pragma("unroll 1")
+    for (;;) {
+      combine<2 * kSub>(p, w, qpk, qd, rows, first ? j * G : 0, first ? nj : nsub, first ? 1 : G, !first);
+      if (!first) return;
+      first = false;
+      if (count(cnt + nsub) != (uint32_t)(nsub - 1)) return;
+      dl::fence_acquire_agent();
+      reset(cnt + nsub);
+    }
   }
 };
 
