@@ -674,7 +674,8 @@ bool better(const CandidateEstimate& a, const CandidateEstimate& b) {
 }
 
 // The most segments an automatic split chooses for a walk of `tiles` KV
-// tiles: auto_segment_cap (table.hpp), and at most `tiles /
+// tiles: auto_segment_cap, or auto_fused_segment_cap where the fused reduce
+// can be planned (`fused`; table.hpp), and at most `tiles /
 // min_tiles_per_segment`.
 int max_auto_segments(const ProblemDesc& p, const SelectPolicy& pol, int tiles, bool fused) {
   return std::min(fused ? auto_fused_segment_cap(p.arch, pol) : auto_segment_cap(p.arch, pol),
