@@ -827,6 +827,12 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
            (segs <= kFusedSubSegments || (segs % fused_sub_segments(segs) == 0 && segs <= kFusedMaxSegments)) &&
            fused_counter_words(gx3, p.num_kv_heads, segs) <= kFusedCounterWords;
   };
+  // Row r3 at `segs` segments: with the reduce launch up to `unfused_cap`, and
+  // fused where the fused reduce takes the count.
+  const auto weigh3 = [&](int segs, uint64_t wg, int tiles, int unfused_cap) {
+    if (segs <= unfused_cap) add(estimate(m, *r3, segs, wg, tiles), &d.best3);
+    if (fused(segs)) add(estimate(m, *r3, segs, wg, tiles, true), &d.best3);
+  };
   if (r3) {
     uint64_t wg1;
     int tiles;
@@ -845,10 +851,7 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
     // reduce launch where an automatic split may take it without: at most
     // auto_segment_cap).
     const int unfused_cap = segments_requested ? kMaxSegments : auto_segment_cap(p.arch, pol);
-    for (int i = 0; i < ns; ++i) {
-      if (segs[i] <= unfused_cap) add(estimate(m, *r3, segs[i], wg1, tiles), &d.best3);
-      if (fused(segs[i])) add(estimate(m, *r3, segs[i], wg1, tiles, true), &d.best3);
-    }
+    for (int i = 0; i < ns; ++i) weigh3(segs[i], wg1, tiles, unfused_cap);
   }
 
   Path path;
@@ -868,11 +871,8 @@ Selection select_uncached(const ProblemDesc& p, const SelectOptions& opt) {
       const int ns = segment_candidates(m, *r3, working_workgroups(p, r3->block_m, qpk), 1,
                                         std::max(1, max_auto_segments(p, pol, kv_tiles_of(p, *r3), f)),
                                         segs, f);
-      for (int i = 0; i < ns; ++i) {
-        const uint64_t wg = working_workgroups(p, r3->block_m, qpk);
-        if (segs[i] <= auto_segment_cap(p.arch, pol)) add(estimate(m, *r3, segs[i], wg, kv_tiles_of(p, *r3)), &d.best3);
-        if (fused(segs[i])) add(estimate(m, *r3, segs[i], wg, kv_tiles_of(p, *r3), true), &d.best3);
-      }
+      for (int i = 0; i < ns; ++i)
+        weigh3(segs[i], working_workgroups(p, r3->block_m, qpk), kv_tiles_of(p, *r3), auto_segment_cap(p.arch, pol));
       path = Path::k3D;
       d.only_other = true;
     } else if (path == Path::k3D && d.best3 < 0) {

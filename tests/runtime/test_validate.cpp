@@ -739,12 +739,13 @@ TEST(SelectRefusal, KvTilesNearInt32Max) {
   ASSERT_TRUE(s.ok) << s.error;
   const int64_t bn = s.attention.row->block_n;
   const int64_t tiles = (kMaxKvLen + bn - 1) / bn;
-  // The cap, not 1 from a wrapped tile count: with the reduce kernel twice the
-  // wave size, with the fused reduce gfx950's max_segments.
-  EXPECT_EQ(auto_segment_cap(p.arch, default_policy(p.arch)), 128);
+  // The cap, not 1 from a wrapped tile count: with the reduce kernel (8 packed
+  // rows: no fused reduce) twice the wave size; with the fused reduce it would
+  // be gfx950's max_segments.
+  EXPECT_FALSE(s.fused_reduce);
   EXPECT_EQ(auto_fused_segment_cap(p.arch, default_policy(p.arch)), 256);
-  const int cap = s.fused_reduce ? auto_fused_segment_cap(p.arch, default_policy(p.arch))
-                                 : auto_segment_cap(p.arch, default_policy(p.arch));
+  const int cap = auto_segment_cap(p.arch, default_policy(p.arch));
+  EXPECT_EQ(cap, 128);
   EXPECT_EQ(s.num_segments, cap);
   bool seen = false;  // the chosen candidate walks ceil(tiles / cap) tiles, from the unwrapped count
   for (const CandidateEstimate& c : s.candidates)
