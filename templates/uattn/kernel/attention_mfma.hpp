@@ -337,6 +337,27 @@ struct AttnBodyMfma {
     }
   }
 
+  // The block_table index of clamped staging unit i of the tile whose keys
+  // start at k0, the unit's first key j0 (stage_load): the unit's kUK keys lie
+  // in one cache block, and so do its clamped keys. Keys below the unit all
+  // clamp to kv_lo, whose block is that of kv_lo rounded down to kUK; keys
+  // past it to kv_hi - 1; a unit holding a key of [kv_lo, kv_hi) keeps its
+  // own block. With kWaveBlock the wave's keys of this step lie in one cache
+  // block, and their clamped keys in that of the clamped first key: one
+  // scalar read.
+  UATTN_INLINE static int clamped_block(const Ctx& c, int k0, int j0, int i) {
+    if constexpr (kWaveBlock) {
+      int jw = k0 + kUK * ((kWave * dl::wave_id() + i * kThreads) / kChunks);
+      jw = jw > c.w.kv_lo ? jw : c.w.kv_lo;
+      jw = jw < c.w.kv_hi - 1 ? jw : c.w.kv_hi - 1;
+      return jw / BLOCK;
+    } else {
+      int jb = j0 > (c.w.kv_lo & ~(kUK - 1)) ? j0 : (c.w.kv_lo & ~(kUK - 1));
+      jb = jb < c.w.kv_hi - 1 ? jb : c.w.kv_hi - 1;
+      return jb / BLOCK;
+    }
+  }
+
   // Loads tile `tile` into s.k_raw / s.v_raw. kClamp: keys outside [kv_lo,
   // kv_hi) are replaced by the nearest key inside (their scores are masked,
   // and no block_table entry outside the sequence's range is read).
@@ -351,6 +372,32 @@ struct AttnBodyMfma {
     // (d256: 16 VGPRs, and spills at 4 waves per SIMD).
     int tid = c.tid;
     if (vs > 0) dl::pin(tid);
+    // Clamped staging with a fixed block size (kClampUnit): one block_table
+    // read per unit (below). In the one-wave tiles above d128 all of this
+    // call's reads are issued ahead of its K / V loads (kBtAhead): read in the
+    // unit's turn, each waited for every K / V load issued before it (VM_CNT
+    // counts in order), and the 3D d256 boundary loop took 4 round trips to
+    // memory where its interior loop takes one (llvm-mca: 1365 -> 1102
+    // cycles, d192 1023 -> 839). In the tiles up to d128 and the 4-wave tiles
+    // the reads ahead cost up to 52 cycles in most boundary loops
+    // (docs/performance.md, "Boundary tiles").
+    constexpr bool kClampUnit = kClamp && BLOCK > 0 && BLOCK % kUK == 0 && (!kAlibi || WAVES == 1);
+    constexpr bool kBtAhead = kClampUnit && WAVES == 1 && HEAD > 128;
+    [[maybe_unused]] int ub[kCount];
+    [[maybe_unused]] int64_t ublk[kCount];
+    if constexpr (kBtAhead) {
+      UATTN_UNROLL
+      for (int i = kFirst; i < kFirst + kCount; ++i) {
+        int u = tid + i * kThreads;
+        if constexpr (kUnitGuard) dl::pin(u);
+        if (kUnitGuard && u >= kUnits) break;
+        int g, d0;
+        unit_at(tid, i, g, d0);
+        const int b = clamped_block(c, k0, k0 + kUK * g, i);
+        ub[i - kFirst] = b;
+        ublk[i - kFirst] = c.bt[b];
+      }
+    }
     UATTN_UNROLL
     for (int i = kFirst; i < kFirst + kCount; ++i) {
       int u = tid + i * kThreads;
@@ -379,29 +426,22 @@ struct AttnBodyMfma {
           if constexpr (!kKDirect) s.k_raw[i][q] = load_chunk<kAligned>(kc, kb + q * p.k_stride_slot);
           s.v_raw[i][q] = load_chunk<kAligned>(vc, vb + q * p.v_stride_slot);
         }
-      } else if constexpr (kClamp && BLOCK > 0 && BLOCK % kUK == 0 && !kAlibi) {
-        // (Not with ALiBi: the d64 ALiBi one-wave tile then took 130 VGPRs,
-        // 3 waves per SIMD instead of 4.)
-        // One block_table read per unit: the unit's kUK keys lie in one cache
-        // block, and so do its clamped keys. Keys below the unit all clamp to
-        // kv_lo, whose block is that of kv_lo rounded down to kUK; keys past
-        // it to kv_hi - 1; a unit holding a key of [kv_lo, kv_hi) keeps its
-        // own block. jb (below) is a key of that block in each case.
+      } else if constexpr (kClampUnit) {
+        // One block_table read per unit (clamped_block; read ahead with
+        // kBtAhead), the one-wave ALiBi tiles included: with a read per key
+        // their boundary loops cost 1.39-1.40x their interior loops, with one
+        // per unit 1.05-1.09x in the same registers (docs/performance.md,
+        // "Boundary tiles"). Not the 4-wave ALiBi tile: it then spilled a VGPR.
         const int j0 = k0 + kUK * g;
         int b;
-        if constexpr (kWaveBlock) {
-          // The wave's keys of this step lie in one cache block, and their
-          // clamped keys in that of the clamped first key: one scalar read.
-          int jw = k0 + kUK * ((kWave * dl::wave_id() + i * kThreads) / kChunks);
-          jw = jw > c.w.kv_lo ? jw : c.w.kv_lo;
-          jw = jw < c.w.kv_hi - 1 ? jw : c.w.kv_hi - 1;
-          b = jw / BLOCK;
+        int64_t blk;
+        if constexpr (kBtAhead) {
+          b = ub[i - kFirst];
+          blk = ublk[i - kFirst];
         } else {
-          int jb = j0 > (c.w.kv_lo & ~(kUK - 1)) ? j0 : (c.w.kv_lo & ~(kUK - 1));
-          jb = jb < c.w.kv_hi - 1 ? jb : c.w.kv_hi - 1;
-          b = jb / BLOCK;
+          b = clamped_block(c, k0, j0, i);
+          blk = c.bt[b];
         }
-        const int64_t blk = c.bt[b];
         const int64_t kb = blk * p.k_stride_block + head_off_k, vb = blk * p.v_stride_block + head_off_v;
         UATTN_UNROLL
         for (int q = 0; q < kUK; ++q) {
