@@ -191,7 +191,8 @@ PARAMS = (
     Param("num_segments", "int32_t", "1 for 2D"),
     Param("num_blocks", "int32_t", "k_cache.shape[0]; checked launches: the bounds the index arrays are checked "
           "against on the device (no kernel reads them in an unchecked launch)"),
-    _from("max_seqlen_q"),
+    _from("max_seqlen_q", "host-known bound of every q_len; also qq_bias's rows (the gfx950 QQ-bias tiles read "
+          "qq_bias through a buffer of max_seqlen_q x qq_bias_stride fp32)"),
     _from("max_seqlen_k"),
     _from("max_blocks_per_seq"),
     Param("q_blocks_per_seq", "int32_t", "0: grid x packs the sequences' query-row blocks (floor(num_tokens * qpk "

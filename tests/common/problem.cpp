@@ -473,6 +473,7 @@ std::unique_ptr<Problem> make_problem(const ProblemSpec& spec, Allocator& alloc)
   p.head_size = D;
   p.block_size = bs;
   p.qq_bias_stride = spec.qq_bias ? qq_w : 0;
+  p.max_seqlen_q = P.max_seqlen_q;  // qq_bias's rows: the gfx950 QQ-bias tiles bound their reads by it
   p.window_left = window_left;
   p.softcap = spec.softcap;
   p.softmax_scale = spec.softmax_scale != 0 ? spec.softmax_scale : (float)(1.0 / std::sqrt((double)D));

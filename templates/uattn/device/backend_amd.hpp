@@ -311,6 +311,35 @@ template <class T>
 UATTN_INLINE T reload_arg(const T&) {
   return *(const __attribute__((address_space(4))) T*)__builtin_amdgcn_kernarg_segment_ptr();
 }
+// Raw buffer reads (MUBUF, no index, stride 0) of `bytes` bytes at `base`:
+// ld_buf<4>(b, off) is one buffer_load_dwordx4 of the 4 dwords at byte offset
+// `off` (a VGPR, no instruction offset; ld_buf<1>: buffer_load_dword). Each dword at or past `bytes` reads 0
+// and touches no memory: AMD Instinct CDNA4 ISA reference guide, "Buffer
+// Resource" (V#: base, NUM_RECORDS) and "Range Checking" (raw buffers check
+// each dword of a multi-dword access); word 3 = 0x00020000 (DATA_FORMAT 32,
+// the value CK uses on every gfx9 target). A dword whose offset passes 2^32
+// may wrap around to the buffer's start: callers must not use such dwords.
+// gfx9 (MFMA body) only: RDNA's word 3 differs.
+struct BufRes {
+  __amdgpu_buffer_rsrc_t r;
+};
+UATTN_INLINE BufRes buf_res(const void* base, uint32_t bytes) {
+  return {__builtin_amdgcn_make_buffer_rsrc(const_cast<void*>(base), (short)0, (int)bytes, 0x00020000)};
+}
+template <int N>
+UATTN_INLINE vec<uint32_t, N> ld_buf(BufRes b, uint32_t off) {
+  static_assert(N == 1 || N == 4, "ld_buf: 1 or 4 dwords");
+  __asm__("" : "+v"(off));  // keeps `off` whole (no constant part folded into the instruction offset); not volatile: a volatile asm counts as a memory clobber and turned later uniform loads (block_table) into vector loads
+  vec<uint32_t, N> r;
+  if constexpr (N == 1) {
+    r[0] = __builtin_amdgcn_raw_buffer_load_b32(b.r, (int)off, 0, 0);
+  } else {
+    typedef uint32_t v4 __attribute__((ext_vector_type(4)));
+    const v4 x = __builtin_bit_cast(v4, __builtin_amdgcn_raw_buffer_load_b128(b.r, (int)off, 0, 0));
+    for (int i = 0; i < N; ++i) r[i] = x[i];
+  }
+  return r;
+}
 UATTN_INLINE void pin(float& v) { __asm__ volatile("" : "+v"(v)); }
 UATTN_INLINE void pin(int32_t& v) { __asm__ volatile("" : "+v"(v)); }
 UATTN_INLINE void pin(int64_t& v) { __asm__ volatile("" : "+v"(v)); }

@@ -161,6 +161,23 @@ inline float wave_all(float v, Op op) {
 inline float max_nonan(float a, float b) { return a > b ? a : b; }
 template <class T>
 inline T reload_arg(const T& a) { return a; }
+// backend_amd.hpp's raw buffer reads: each dword at or past `bytes` reads 0
+// without touching memory (the range check per dword).
+struct BufRes {
+  const char* base;
+  uint32_t bytes;
+};
+inline BufRes buf_res(const void* base, uint32_t bytes) { return {static_cast<const char*>(base), bytes}; }
+template <int N>
+inline vec<uint32_t, N> ld_buf(BufRes b, uint32_t off) {
+  vec<uint32_t, N> r;
+  for (int i = 0; i < N; ++i) {
+    const uint64_t o = (uint64_t)off + 4u * (uint64_t)i;
+    r[i] = 0;
+    if (o + 4u <= b.bytes) __builtin_memcpy(&r[i], b.base + o, 4);
+  }
+  return r;
+}
 inline void pin(float&) {}
 inline void pin(int32_t&) {}
 inline void pin(int64_t&) {}

@@ -530,6 +530,81 @@ struct AttnBodyMfma {
     }
   }
 
+  // ---- QQ-bias of a masked tile ---------------------------------------------
+  // SPEC.md s.1 step 5 adds qq_bias[p, jj] (jj = key - context_len) where
+  // 0 <= jj < width. qq_bias(c, k0, st, qb): the biases of score tile st of
+  // the KV tile at key k0 (0 for a key outside [0, width)), loaded together
+  // (one wait) between the caller's scheduling barriers. Two forms:
+  // - Runs (kQQRuns): a lane's keys come in runs of 4 consecutive keys
+  //   (key_of(st, r, part), r = 4 i .. 4 i + 3), each one buffer_load_dwordx4
+  //   at byte offset 4 (p width + jj0) of a raw buffer over the whole tensor
+  //   (max_seqlen_q x width fp32, at most 1 GiB: validate.cpp rule_qq_bias). A
+  //   dword past the tensor reads 0 (the range check), so a run may leave its
+  //   row or the tensor. A run that would start before the tensor (p width +
+  //   jj0 < 0) reads its row's first 4 biases instead: it holds at most one key
+  //   that takes a bias, jj = 0 (causal keeps jj <= p, and p width + jj0 < 0 <=
+  //   jj0 + 3 leaves p = 0, or p >= 1 with width <= 2 and jj0 + 3 <= 2 - p
+  //   width <= 0), whose bias is the row's first; its other keys are masked or
+  //   outside the row. The loads, a scheduling barrier, then the selects
+  //   (without it the register allocator reused one register for every run, a
+  //   wait after each); the generic f16 / bf16 d64 4-wave tile in two halves
+  //   (kQQGroup; all at once took it from 167 to 170 VGPRs, occupancy 3 -> 2).
+  // - One load per score (global_load_dword at its column; a key outside the
+  //   row reads column 0 of its row, without the tensor the word
+  //   cu_seqlens_q[0], and takes 0): the 4-wave tiles of a fixed block size
+  //   (with runs their boundary loop took 1061 -> 1096-1141 llvm-mca cycles),
+  //   the generic one-wave d192 tiles (runs spilled 2 VGPRs) and the generic 3D
+  //   fp8 KV d96 tile (runs took its interior loop 1001 -> 1076 cycles).
+  // Until then the one-wave and the generic 4-wave tiles loaded each bias under
+  // its own branch, one wait each: boundary loops 2.6-4.1x their interior loop
+  // (docs/performance.md, "QQ-bias in runs of 4 keys").
+  static constexpr int kQQGroup = kAnyBlock && WAVES > 1 && HEAD == 64 && !kFp8 ? 2 : kAcc / 4;
+  static constexpr bool kQQRuns =
+      (kAnyBlock || WAVES == 1) && !(kAnyBlock && WAVES == 1 && (HEAD == 192 || (kFp8 && HEAD == 96 && P == Path::k3D)));
+  UATTN_INLINE static void qq_bias(const Ctx& c, int k0, int st, float (&qb)[kAcc]) {
+    const AttnParams& p = *c.p;
+    const bool on = p.qq_bias != nullptr;
+    const uint32_t w = on ? (uint32_t)p.qq_bias_stride : 0u;
+    if constexpr (!kQQRuns) {
+      const float* qrow = on ? p.qq_bias + (int64_t)c.p_tok * p.qq_bias_stride
+                             : reinterpret_cast<const float*>(p.cu_seqlens_q);
+      UATTN_UNROLL
+      for (int r = 0; r < kAcc; ++r) {
+        const uint32_t jj = (uint32_t)(k0 + key_of(st, r, c.part) - c.w.ctx);
+        const bool in = jj < w;
+        const float b = qrow[in ? jj : 0u];
+        qb[r] = in ? b : 0.0f;
+      }
+    } else {
+      const dl::BufRes buf = dl::buf_res(p.qq_bias, 4u * (uint32_t)p.max_seqlen_q * w);  // empty without the tensor
+      const uint32_t row_off = 4u * (uint32_t)c.p_tok * w;  // p_tok = 0: a spare row
+      const int jl = k0 - c.w.ctx + 8 * c.part;            // jj of key_of(0, 0, part)
+      const uint32_t lane_off = row_off + 4u * (uint32_t)jl;
+      UATTN_UNROLL
+      for (int g0 = 0; g0 < kAcc; g0 += 4 * kQQGroup) {
+        dl::vec<uint32_t, 4> x[kAcc / 4];
+        UATTN_UNROLL
+        for (int g = g0; g < g0 + 4 * kQQGroup; g += 4) {
+          const uint32_t off = lane_off + 4u * (uint32_t)key_of(st, g, 0);  // as int32: < 0 before the tensor
+          x[g / 4] = dl::ld_buf<4>(buf, (int32_t)off < 0 ? row_off : off);
+        }
+        dl::sched_barrier();
+        UATTN_UNROLL
+        for (int g = g0; g < g0 + 4 * kQQGroup; g += 4) {
+          const int kc = key_of(st, g, 0);
+          const bool before = (int32_t)(lane_off + 4u * (uint32_t)kc) < 0;
+          UATTN_UNROLL
+          for (int e = 0; e < 4; ++e) {
+            const bool in = (uint32_t)(jl + kc + e) < w;
+            const float b = dl::bits_as_float(x[g / 4][before ? 0 : e]);
+            qb[g + e] = in ? b : 0.0f;
+          }
+        }
+        if (g0 + 4 * kQQGroup < kAcc) dl::sched_barrier();
+      }
+    }
+  }
+
   // ---- scores, online softmax, P.V for one staged tile ----------------------
   // kFirst: the workgroup's first tile (the one-wave prefetching tiles, kPeel):
   // the accumulators hold nothing yet, so they are neither read nor rescaled
@@ -667,47 +742,17 @@ struct AttnBodyMfma {
         }
       mx *= c.qk_log2;
     } else {
-      // QQ-bias (masked tiles), two forms. Batched (kQG = kAcc): the biases of
-      // a score tile's kAcc scores are loaded together, with no branch at all:
-      // a key outside the bias row (before the new tokens or past its width:
-      // one unsigned compare; every key when the tensor is not given, width 0)
-      // reads column 0 of its row (p_tok = 0 keeps a spare row in bounds;
-      // without the tensor, cu_seqlens_q[0]: a readable, 4-byte aligned word) and adds
-      // 0, a masked key any value of the row (its score is replaced by -inf
-      // below). Scheduling barriers keep the loads together (in one basic
-      // block with the scores the scheduler spaced them out, one wait each;
-      // under a uniform branch on the tensor the compiler laid the two arms
-      // out with a backward branch in the boundary loop). One load under its
-      // own branch per score (kQQOne): lone prefetching waves (their first
-      // bias wait also waits for the next tile's loads issued before it,
-      // VM_CNT counting in order: batched, 2085 -> 2104 llvm-mca cycles and a
-      // spill) and the generic 4-wave tile (batched: 4-6% more cycles, the
-      // d112 one spilled). Before any batch, one load, branch and wait per
-      // score: the boundary loop cost 4-6x the interior one.
+      // Masked tiles add the QQ-bias (qq_bias).
       constexpr bool kQQM = kMasked && kQQ;
-      constexpr bool kQQOne = (kPrefetch && WAVES == 1) || (kAnyBlock && WAVES > 1);
-      constexpr int kQG = kQQOne ? 1 : kAcc;
-      const bool qq_on = kQQM && p.qq_bias != nullptr;
-      const float* qrow = qq_on ? p.qq_bias + (int64_t)c.p_tok * p.qq_bias_stride
-                                : kQQOne ? nullptr : reinterpret_cast<const float*>(p.cu_seqlens_q);
-      const uint32_t qq_w = qq_on ? (uint32_t)p.qq_bias_stride : 0u;
-      const auto bias_batch = [&](int st, int r0, float (&qb)[kQG]) {
-        UATTN_UNROLL
-        for (int g = 0; g < kQG; ++g) {
-          const uint32_t jj = (uint32_t)(k0 + key_of(st, r0 + g, c.part) - c.w.ctx);
-          const bool in = jj < qq_w;
-          const float b = qrow[in ? jj : 0u];
-          qb[g] = in ? b : 0.0f;
-        }
-      };
+      constexpr int kQG = kQQM || !((kPrefetch && WAVES == 1) || (kAnyBlock && WAVES > 1)) ? kAcc : 1;
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
         for (int r0 = 0; r0 < kAcc; r0 += kQG) {
           float qb[kQG];
-          if constexpr (kQQM && !kQQOne) {
+          if constexpr (kQQM) {
             dl::sched_barrier();
-            bias_batch(st, r0, qb);
+            qq_bias(c, k0, st, qb);
             dl::sched_barrier();
           }
           UATTN_UNROLL
@@ -721,14 +766,7 @@ struct AttnBodyMfma {
             if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
             if constexpr (kMasked) {
               const bool keep = keep_at(st, r);
-              if constexpr (kQQM && kQQOne) {
-                if (qq_on && keep) {
-                  const int jj = j - c.w.ctx;
-                  if (jj >= 0 && jj < p.qq_bias_stride) v += qrow[jj] * kLog2e;
-                }
-              } else if constexpr (kQQM) {
-                v = __builtin_fmaf(qb[r - r0], kLog2e, v);
-              }
+              if constexpr (kQQM) v = __builtin_fmaf(qb[r - r0], kLog2e, v);
               v = keep ? v : kNegInf;
             }
             sc[st][r] = v;
