@@ -245,19 +245,19 @@ std::string rule_scalars(const AttentionArgs& a) {
 // qq_bias is [max_seqlen_q, width] with row stride = width = qq_bias_stride;
 // SPEC.md s.1 step 5 adds qq_bias[p, j - context_len] only where
 // 0 <= j - context_len < width, so any width >= 1 is defined, narrower than
-// max_seqlen_q included. The tensor may hold at most kMaxQQBiasBytes (1 GiB):
-// the gfx950 kernels read it through one raw buffer whose 32-bit byte offsets
-// must stay below 2^31 (attention_mfma.hpp, qq_bias).
-constexpr int64_t kMaxQQBiasBytes = int64_t(1) << 30;
+// max_seqlen_q included. The tensor may hold at most kMaxQQBiasValues fp32
+// values (2 GiB): the gfx950 kernels read it through one raw buffer whose
+// 32-bit byte offsets must stay within 2^31 (attention_mfma.hpp, qq_bias).
+constexpr int64_t kMaxQQBiasValues = int64_t(1) << 29;
 std::string rule_qq_bias(const AttentionArgs& a) {
   if (!a.qq_bias) return "";
   if (a.qq_bias_stride < 1)
     return msg("qq_bias_stride = ", a.qq_bias_stride,
                "; expected >= 1 (the width of qq_bias [max_seqlen_q, qq_bias_stride], any width >= 1)");
-  const int64_t bytes = 4 * (int64_t)a.max_seqlen_q * a.qq_bias_stride;
-  if (bytes > kMaxQQBiasBytes)
-    return msg("qq_bias [max_seqlen_q = ", a.max_seqlen_q, ", qq_bias_stride = ", a.qq_bias_stride, "] holds ", bytes,
-               " bytes; expected at most ", kMaxQQBiasBytes, " (1 GiB)");
+  const int64_t values = (int64_t)a.max_seqlen_q * a.qq_bias_stride;  // both int32: no overflow
+  if (values > kMaxQQBiasValues)
+    return msg("qq_bias [max_seqlen_q = ", a.max_seqlen_q, ", qq_bias_stride = ", a.qq_bias_stride, "] holds ", values,
+               " fp32 values; expected at most ", kMaxQQBiasValues, " (2 GiB)");
   return "";
 }
 

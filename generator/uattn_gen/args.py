@@ -110,7 +110,7 @@ ARGS = (
     Arg("v_scale", "float", SCALAR, "fp8 V dequantisation; exactly 1 for f16 / bf16 KV", default="1.0f",
         check="kv_scale"),
     Arg("alibi_slopes", "const float*", OPTIONAL, "[Hq] fp32 ALiBi slope per query head, or NULL", feature="alibi"),
-    Arg("qq_bias", "const float*", OPTIONAL, "[max_seqlen_q, qq_bias_stride] fp32 query-query bias, or NULL",
+    Arg("qq_bias", "const float*", OPTIONAL, "[max_seqlen_q, qq_bias_stride] fp32 query-query bias (at most 2^29 values), or NULL",
         feature="qq_bias"),
     Arg("qq_bias_stride", "int32_t", SCALAR, "row stride (= width) of qq_bias (>= 1 when qq_bias is given)",
         gated_by="qq_bias"),

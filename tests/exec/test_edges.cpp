@@ -249,24 +249,26 @@ TEST(Edges, ScoreScalesAroundTheLazyRescale) {
       }
 }
 
-// QQ-bias rows narrower and wider than the query: widths 1, 5, the longest
-// query, and three times it; prefills behind a prefix (contexts 130 and 260) and
-// a decode (context 89): with contexts 130 and 89 the MFMA body's runs of 4 keys
-// start before the tensor in row 0 (and, at width 1, in rows 1 and 2); both
-// paths; block size 16 (the QQ-bias instances) and 13 (the generic instance). The MFMA body's two load forms (attention_mfma.hpp qq_bias): runs of
+// QQ-bias rows narrower and wider than the query: widths 1, 2, 5, the longest
+// query, and three times it; prefills behind a prefix (contexts 130 and 259) and
+// a decode (context 89): the MFMA body's runs of 4 keys (keys 4 i .. 4 i + 3)
+// holding the first new token's key start 2, 3 and 1 keys before it, so for row 0
+// (and at width 1 row 1, width 1 with context 259 row 2, width 2 with context 259
+// row 1) the run starts before the tensor; both paths; block size 16 (the QQ-bias
+// instances) and 13 (the generic instance). The MFMA body's two load forms (attention_mfma.hpp qq_bias): runs of
 // 4 keys from a raw buffer over the tensor (the one-wave and generic tiles), one
 // load per score at column 0 for a key outside the row (the 4-wave ones); the
 // tensor sits against a guard page.
 TEST(Edges, QQBiasWidths) {
   for (Arch a : archs())
     for (int bs : {16, 13})
-      for (int w : {1, 5, 0, 3 * 70})
+      for (int w : {1, 2, 5, 0, 3 * 70})
         for (ForcePath p : {ForcePath::k2D, ForcePath::k3D}) {
           uattn::testing::ProblemSpec s = d128_qpk8();
           s.block_size = bs;
           s.qq_bias = true;
           s.qq_bias_stride = w;  // 0: the longest query (70)
-          s.seqs = {{70, 200}, {1, 90}, {17, 17}, {40, 300}};
+          s.seqs = {{70, 200}, {1, 90}, {17, 17}, {40, 299}};
           const exec::RunResult r = run(s, a, p);
           EXPECT_TRUE(r.ok) << to_string(a) << " block_size " << bs << " qq_bias width " << w << " path "
                             << (p == ForcePath::k2D ? "2d" : "3d") << ": " << r.error << " (" << r.instance << ")";

@@ -116,6 +116,7 @@ void check_accepted(const AttentionArgs& a) {
   if (!is_quantised_output_dtype(a.out.dtype) && a.output_scale != 1.0f) fail("accepted: output_scale without fp8");
   // SPEC step 5 defines a qq_bias of any width >= 1 (narrower than max_seqlen_q included).
   if (a.qq_bias && a.qq_bias_stride < 1) fail("accepted: qq_bias_stride");
+  if (a.qq_bias && (int64_t)a.max_seqlen_q * a.qq_bias_stride > (int64_t(1) << 29)) fail("accepted: qq_bias above 2 GiB");
 }
 
 // validate_indices() accepted these host copies: re-check every element.

@@ -333,12 +333,16 @@ TEST(Validate, QqBiasStride) {
   EXPECT_TRUE(Refused(validate(f.args), {"qq_bias_stride = 0", "expected >= 1"}));
   f.args.qq_bias_stride = -3;
   EXPECT_TRUE(Refused(validate(f.args), {"qq_bias_stride = -3"}));
-  // At most 1 GiB of fp32 bias (max_seqlen_q = 5 rows here).
-  f.args.qq_bias_stride = (1 << 30) / 4 / 5;
+  // At most 2^29 fp32 values, 2 GiB (max_seqlen_q = 5 rows here).
+  f.args.qq_bias_stride = (1 << 29) / 5;
   EXPECT_TRUE(validate(f.args).ok()) << validate(f.args).message;
-  f.args.qq_bias_stride = (1 << 30) / 4 / 5 + 1;
-  EXPECT_TRUE(Refused(validate(f.args), {"qq_bias [max_seqlen_q = 5, qq_bias_stride = 53687092]", "1073741840 bytes",
-                                         "expected at most 1073741824 (1 GiB)"}));
+  f.args.qq_bias_stride = (1 << 29) / 5 + 1;
+  EXPECT_TRUE(Refused(validate(f.args), {"qq_bias [max_seqlen_q = 5, qq_bias_stride = 107374183]",
+                                         "holds 536870915 fp32 values", "expected at most 536870912 (2 GiB)"}));
+  // Both bounds at their int32 maximum: the product is formed in 64 bits, refused.
+  f.args.max_seqlen_q = f.args.qq_bias_stride = 2147483647;
+  EXPECT_TRUE(Refused(validate(f.args), {"holds 4611686014132420609 fp32 values"}));
+  f.args.max_seqlen_q = 5;
   f.args.qq_bias = nullptr;  // the stride is ignored without a bias
   f.args.qq_bias_stride = 0;
   EXPECT_TRUE(validate(f.args).ok());
@@ -544,11 +548,11 @@ const Boundary kBoundaries[] = {
        f.args.qq_bias = bias;
        f.args.qq_bias_stride = past ? 0 : 1;
      }, "qq_bias_stride = 0"},
-    {"qq_bias at most 1 GiB (max_seqlen_q x width fp32)", [](ArgsFixture& f, bool past) {
+    {"qq_bias at most 2^29 fp32 values (max_seqlen_q x width)", [](ArgsFixture& f, bool past) {
        static const float bias[64] = {};
        f.args.qq_bias = bias;
-       f.args.qq_bias_stride = (1 << 30) / 4 / f.args.max_seqlen_q + (past ? 1 : 0);
-     }, "expected at most 1073741824 (1 GiB)"},
+       f.args.qq_bias_stride = (1 << 29) / f.args.max_seqlen_q + (past ? 1 : 0);
+     }, "expected at most 536870912 (2 GiB)"},
     // The index arrays (validate_indices).
     {"cu_seqlens_q[0] == 0", [](ArgsFixture& f, bool past) { f.cu_seqlens_q = {past ? -1 : 0, 1, 6}; },
      "cu_seqlens_q[0] = -1"},

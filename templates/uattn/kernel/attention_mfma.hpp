@@ -538,14 +538,17 @@ struct AttnBodyMfma {
   // - Runs (kQQRuns): a lane's keys come in runs of 4 consecutive keys
   //   (key_of(st, r, part), r = 4 i .. 4 i + 3), each one buffer_load_dwordx4
   //   at byte offset 4 (p width + jj0) of a raw buffer over the whole tensor
-  //   (max_seqlen_q x width fp32, at most 1 GiB: validate.cpp rule_qq_bias). A
-  //   dword past the tensor reads 0 (the range check), so a run may leave its
-  //   row or the tensor. A run that would start before the tensor (p width +
-  //   jj0 < 0) reads its row's first 4 biases instead: it holds at most one key
-  //   that takes a bias, jj = 0 (causal keeps jj <= p, and p width + jj0 < 0 <=
-  //   jj0 + 3 leaves p = 0, or p >= 1 with width <= 2 and jj0 + 3 <= 2 - p
-  //   width <= 0), whose bias is the row's first; its other keys are masked or
-  //   outside the row. The loads, a scheduling barrier, then the selects
+  //   (max_seqlen_q x width fp32, at most 2^29 values: validate.cpp
+  //   rule_qq_bias; so a run that holds a key in [0, width) has its offset in
+  //   [-12, 2^31), exact as an int32). A dword past the tensor reads 0 (the
+  //   range check), so a run may leave its row or the tensor. A run that would
+  //   start before the tensor (p width + jj0 < 0) reads its row's first 4
+  //   biases instead: it holds at most one key that takes a bias, jj = 0. Such
+  //   a run holds a key jj >= 0 only if jj0 >= -3, so p width <= 2, and then
+  //   jj <= jj0 + 3 <= 2 - p width: p = 0 keeps only jj = 0 (causal: jj <= p);
+  //   p width = 1 means width 1, where only jj = 0 is in the row; p width = 2
+  //   leaves jj <= 0. That bias is the row's first; the run's other keys are
+  //   masked or outside the row. The loads, a scheduling barrier, then the selects
   //   (without it the register allocator reused one register for every run, a
   //   wait after each); the generic f16 / bf16 d64 4-wave tile in two halves
   //   (kQQGroup; all at once took it from 167 to 170 VGPRs, occupancy 3 -> 2).
@@ -555,8 +558,9 @@ struct AttnBodyMfma {
   //   (with runs their boundary loop took 1061 -> 1096-1141 llvm-mca cycles),
   //   the generic one-wave d192 tiles (runs spilled 2 VGPRs) and the generic 3D
   //   fp8 KV d96 tile (runs took its interior loop 1001 -> 1076 cycles).
-  // Until then the one-wave and the generic 4-wave tiles loaded each bias under
-  // its own branch, one wait each: boundary loops 2.6-4.1x their interior loop
+  // Until then the one-wave tiles of a fixed block size and the generic 4-wave
+  // tile loaded each bias under its own branch, one wait each, and the others
+  // one load per score: boundary loops up to 4.1x their interior loop
   // (docs/performance.md, "QQ-bias in runs of 4 keys").
   static constexpr int kQQGroup = kAnyBlock && WAVES > 1 && HEAD == 64 && !kFp8 ? 2 : kAcc / 4;
   static constexpr bool kQQRuns =
