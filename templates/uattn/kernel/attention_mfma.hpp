@@ -596,7 +596,8 @@ struct AttnBodyMfma {
         UATTN_UNROLL
         for (int g = g0; g < g0 + 4 * kQQGroup; g += 4) {
           const int kc = key_of(st, g, 0);
-          const bool before = (int32_t)(lane_off + 4u * (uint32_t)kc) < 0;
+          const bool before = (int32_t)(lane_off + 4u * (uint32_t)kc) < 0;  // as at the load (kept apart: one flag array
+                                                                             // across the barrier changed 24 kernels' code)
           UATTN_UNROLL
           for (int e = 0; e < 4; ++e) {
             const bool in = (uint32_t)(jl + kc + e) < w;
@@ -748,6 +749,11 @@ struct AttnBodyMfma {
     } else {
       // Masked tiles add the QQ-bias (qq_bias).
       constexpr bool kQQM = kMasked && kQQ;
+      // Scores in groups of kQG per score tile: all kAcc where the QQ-bias is
+      // loaded (qq_bias fills a score tile at once); elsewhere the grouping only
+      // shapes the code, kept as the tiles had it (one by one in the lone-wave
+      // and generic 4-wave tiles: with kAcc the 2D d64 ALiBi 32 x 32 tile's
+      // VGPRs moved 154 -> 152 and others' loops by a cycle).
       constexpr int kQG = kQQM || !((kPrefetch && WAVES == 1) || (kAnyBlock && WAVES > 1)) ? kAcc : 1;
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
