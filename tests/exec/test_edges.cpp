@@ -275,6 +275,52 @@ TEST(Edges, QQBiasWidths) {
         }
 }
 
+// The QQ-bias of the generic instance's 16-row tiles (attention_mfma.hpp
+// kQQAll: every score tile's runs loaded at once; kQQAhead: ahead of the
+// tile's K / V, passed into the tile): each gfx950 generic tile with at most 16
+// rows per wave at d64, d112 and d256 (loaded ahead with f16 / bf16 KV; at once
+// without the lead with fp8 KV at d112), both paths, the widths and contexts of
+// Edges.QQBiasWidths (runs that start 1-3 keys before the tensor); unaligned
+// rows (head_pad) too. Run on the twin and on the shipped code object in the
+// emulator (the runs' loads, their range check and the select happen only there).
+TEST(Edges, QQBiasSixteenRowGenericTiles) {
+  int runs = 0;
+  for (const InstanceRow& r : all_rows()) {
+    if (r.arch != Arch::gfx950 || r.block_size != 0 || r.path == Path::kReduce || r.rows_per_wave > 16 ||
+        (r.features & kFeatQQBias) == 0 || r.q_dtype != DType::f16)
+      continue;
+    if (r.head_size != 64 && r.head_size != 112 && r.head_size != 256) continue;
+    for (int w : {1, 2, 0})
+      for (int pad : {0, 1})
+        for (exec::Engine e : {exec::Engine::kTwin, exec::Engine::kIsa}) {
+          uattn::testing::ProblemSpec s = base();
+          s.head_size = r.head_size;
+          s.kv_dtype = r.kv_dtype;
+          if (s.kv_dtype == DType::fp8e4m3) { s.k_scale = 0.75f; s.v_scale = 1.25f; }
+          s.num_kv_heads = 2;
+          s.num_q_heads = 8;
+          s.block_size = 13;
+          s.head_pad = pad;
+          s.qq_bias = true;
+          s.qq_bias_stride = w;  // 0: the longest query (40)
+          s.seqs = {{40, 170}, {1, 90}, {17, 17}, {9, 299}};
+          auto prob = uattn::testing::make_problem(s, exec::guarded_allocator());
+          exec::RunOptions o;
+          o.arch = r.arch;
+          o.engine = e;
+          o.select.filter = r.name;
+          o.select.path = r.path == Path::k3D ? ForcePath::k3D : ForcePath::k2D;
+          if (r.path == Path::k3D) o.select.num_segments = 3;
+          const exec::RunResult res = exec::run_problem(*prob, o);
+          EXPECT_TRUE(res.ok) << r.name << " qq_bias width " << w << " head_pad " << pad << " engine "
+                              << (e == exec::Engine::kIsa ? "isa" : "twin") << ": " << res.error;
+          EXPECT_EQ(res.instance, r.name);
+          ++runs;
+        }
+  }
+  EXPECT_GE(runs, 8 * 12);  // d64 / d112 / d256 x f16 / fp8 KV x 2D / 3D (d256 fp8: 2 waves of 16 rows)
+}
+
 TEST(Edges, NoSequencesIsANoOp) {
   for (Arch a : archs()) {
     uattn::testing::ProblemSpec s = base();

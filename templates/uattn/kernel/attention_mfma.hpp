@@ -565,10 +565,46 @@ struct AttnBodyMfma {
   static constexpr int kQQGroup = kAnyBlock && WAVES > 1 && HEAD == 64 && !kFp8 ? 2 : kAcc / 4;
   static constexpr bool kQQRuns =
       (kAnyBlock || WAVES == 1) && !(kAnyBlock && WAVES == 1 && (HEAD == 192 || (kFp8 && HEAD == 96 && P == Path::k3D)));
+  // The runs form's offsets for the KV tile at key k0: w the width (0
+  // without the tensor), row_off this lane's row (p_tok = 0: a spare row),
+  // jl the jj of key_of(0, 0, part), lane_off the byte offset of that key.
+  struct QQAt {
+    uint32_t w, row_off, lane_off;
+    int jl;
+  };
+  UATTN_INLINE static uint32_t qq_width(const AttnParams& p) {
+    return p.qq_bias != nullptr ? (uint32_t)p.qq_bias_stride : 0u;
+  }
+  UATTN_INLINE static dl::BufRes qq_buf(const AttnParams& p, uint32_t w) {
+    return dl::buf_res(p.qq_bias, 4u * (uint32_t)p.max_seqlen_q * w);  // empty without the tensor
+  }
+  UATTN_INLINE static QQAt qq_at(const Ctx& c, int k0, uint32_t w) {
+    QQAt a;
+    a.w = w;
+    a.row_off = 4u * (uint32_t)c.p_tok * w;
+    a.jl = k0 - c.w.ctx + 8 * c.part;
+    a.lane_off = a.row_off + 4u * (uint32_t)a.jl;
+    return a;
+  }
+  // The run of 4 keys from key_of(st, g, 0) = kc: one load, then its selects.
+  UATTN_INLINE static dl::vec<uint32_t, 4> qq_run_load(const dl::BufRes& buf, const QQAt& a, int kc) {
+    const uint32_t off = a.lane_off + 4u * (uint32_t)kc;  // as int32: < 0 before the tensor
+    return dl::ld_buf<4>(buf, (int32_t)off < 0 ? a.row_off : off);
+  }
+  UATTN_INLINE static void qq_run_select(const QQAt& a, int kc, const dl::vec<uint32_t, 4>& x, float* qb) {
+    const bool before = (int32_t)(a.lane_off + 4u * (uint32_t)kc) < 0;  // as at the load (kept apart: one flag array
+                                                                         // across the barrier changed 24 kernels' code)
+    UATTN_UNROLL
+    for (int e = 0; e < 4; ++e) {
+      const bool in = (uint32_t)(a.jl + kc + e) < a.w;
+      const float b = dl::bits_as_float(x[before ? 0 : e]);
+      qb[e] = in ? b : 0.0f;
+    }
+  }
   UATTN_INLINE static void qq_bias(const Ctx& c, int k0, int st, float (&qb)[kAcc]) {
     const AttnParams& p = *c.p;
     const bool on = p.qq_bias != nullptr;
-    const uint32_t w = on ? (uint32_t)p.qq_bias_stride : 0u;
+    const uint32_t w = qq_width(p);
     if constexpr (!kQQRuns) {
       const float* qrow = on ? p.qq_bias + (int64_t)c.p_tok * p.qq_bias_stride
                              : reinterpret_cast<const float*>(p.cu_seqlens_q);
@@ -580,7 +616,7 @@ struct AttnBodyMfma {
         qb[r] = in ? b : 0.0f;
       }
     } else {
-      const dl::BufRes buf = dl::buf_res(p.qq_bias, 4u * (uint32_t)p.max_seqlen_q * w);  // empty without the tensor
+      const dl::BufRes buf = qq_buf(p, w);
       const uint32_t row_off = 4u * (uint32_t)c.p_tok * w;  // p_tok = 0: a spare row
       const int jl = k0 - c.w.ctx + 8 * c.part;            // jj of key_of(0, 0, part)
       const uint32_t lane_off = row_off + 4u * (uint32_t)jl;
@@ -610,13 +646,48 @@ struct AttnBodyMfma {
     }
   }
 
+  // The 16-row tiles (kAcc = 4: one run per score tile) load the runs of
+  // every score tile at once (kQQAll: qq_load, then qq_select); with one wait
+  // per score tile their boundary loops made one more trip to memory than
+  // their interior loops. Where the tile loop stages each tile in turn
+  // (!kPrefetch) the loads are issued ahead of the tile's K / V loads
+  // (kQQAhead: the masked loop passes them to compute), so the trip overlaps
+  // the staging: llvm-mca, the generic d64 one-wave boundary loop 787 -> 643
+  // cycles (1.43x -> 1.17x its interior loop), d112 1286 -> 1136, d128 1362 ->
+  // 1211, d256 (2 waves) 1400 -> 1315; all at once without the lead 722, 1219,
+  // 1294, 1343. Not ahead in the fp8 KV tiles from d80 to d128 (their
+  // element-load loops took 1093 -> 1841 cycles at d80, 1679 -> 3298 at d112)
+  // nor in the 2D f16 / bf16 d80 tile (873 -> 1010; 833 at once).
+  static constexpr bool kQQAll = kQQRuns && kAcc == 4;
+  static constexpr bool kQQAhead =
+      kQQAll && !kPrefetch && !(kFp8 && HEAD >= 80 && HEAD <= 128) && !(!kFp8 && HEAD == 80 && P == Path::k2D);
+  struct QQRaw {
+    dl::vec<uint32_t, 4> x[kST][kAcc / 4];  // run g / 4 of score tile st
+  };
+  UATTN_INLINE static void qq_load(const Ctx& c, int k0, QQRaw& q) {
+    const uint32_t w = qq_width(*c.p);
+    const dl::BufRes buf = qq_buf(*c.p, w);
+    const QQAt a = qq_at(c, k0, w);
+    UATTN_UNROLL
+    for (int st = 0; st < kST; ++st)
+      UATTN_UNROLL
+      for (int g = 0; g < kAcc; g += 4) q.x[st][g / 4] = qq_run_load(buf, a, key_of(st, g, 0));
+  }
+  UATTN_INLINE static void qq_select(const Ctx& c, int k0, const QQRaw& q, float (&qb)[kST][kAcc]) {
+    const QQAt a = qq_at(c, k0, qq_width(*c.p));
+    UATTN_UNROLL
+    for (int st = 0; st < kST; ++st)
+      UATTN_UNROLL
+      for (int g = 0; g < kAcc; g += 4) qq_run_select(a, key_of(st, g, 0), q.x[st][g / 4], qb[st] + g);
+  }
+
   // ---- scores, online softmax, P.V for one staged tile ----------------------
   // kFirst: the workgroup's first tile (the one-wave prefetching tiles, kPeel):
   // the accumulators hold nothing yet, so they are neither read nor rescaled
   // (the first P.V step of each O^T tile starts from 0); the running maximum
   // and sum are updated as in any tile (a sink's logit stays in them).
   template <bool kAligned, bool kMasked, uint32_t F, bool kFirst = false>
-  UATTN_INLINE static void compute(const Ctx& c, State& s, int tile, int buf) {
+  UATTN_INLINE static void compute(const Ctx& c, State& s, int tile, int buf, const QQRaw* qpre = nullptr) {
     constexpr bool kCap = (F & kFeatSoftcap) != 0;
     constexpr bool kAlibi = (F & kFeatAlibi) != 0;
     constexpr bool kQQ = (F & kFeatQQBias) != 0;
@@ -755,12 +826,24 @@ struct AttnBodyMfma {
       // and generic 4-wave tiles: with kAcc the 2D d64 ALiBi 32 x 32 tile's
       // VGPRs moved 154 -> 152 and others' loops by a cycle).
       constexpr int kQG = kQQM || !((kPrefetch && WAVES == 1) || (kAnyBlock && WAVES > 1)) ? kAcc : 1;
+      [[maybe_unused]] float qbt[kST][kAcc];  // kQQAll: the biases of every score tile
+      if constexpr (kQQM && kQQAll) {
+        if (kQQAhead && qpre != nullptr) {
+          qq_select(c, k0, *qpre, qbt);
+        } else {
+          QQRaw q;
+          dl::sched_barrier();
+          qq_load(c, k0, q);
+          dl::sched_barrier();
+          qq_select(c, k0, q, qbt);
+        }
+      }
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
         for (int r0 = 0; r0 < kAcc; r0 += kQG) {
           float qb[kQG];
-          if constexpr (kQQM) {
+          if constexpr (kQQM && !kQQAll) {
             dl::sched_barrier();
             qq_bias(c, k0, st, qb);
             dl::sched_barrier();
@@ -776,7 +859,7 @@ struct AttnBodyMfma {
             if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
             if constexpr (kMasked) {
               const bool keep = keep_at(st, r);
-              if constexpr (kQQM) v = __builtin_fmaf(qb[r - r0], kLog2e, v);
+              if constexpr (kQQM) v = __builtin_fmaf(kQQAll ? qbt[st][r] : qb[r - r0], kLog2e, v);
               v = keep ? v : kNegInf;
             }
             sc[st][r] = v;
@@ -904,6 +987,14 @@ struct AttnBodyMfma {
       for (int r = 0; r < kAcc; ++r) s.acc[dt][r] = 0.0f;
   }
 
+  // A masked tile staged by the loops that stage each tile in turn, then the
+  // barrier before its LDS reads.
+  template <bool kAligned>
+  UATTN_INLINE static void stage_masked(const Ctx& c, State& s, int tile, int buf) {
+    stage_direct<kAligned, true>(c, s, tile, buf);
+    dl::barrier();
+  }
+
   // ---- the tile loops --------------------------------------------------------
   // Boundary tiles first (masked, clamped staging), then interior tiles; with
   // kPrefetch the next tile is staged into registers while the current one
@@ -1001,9 +1092,15 @@ struct AttnBodyMfma {
       }
       _Pragma("unroll 1")
       for (int i = 0; i < nm; ++i) {
-        stage_direct<kAligned, true>(c, s, tile_at(i), buf);
-        dl::barrier();
-        compute<kAligned, true, F>(c, s, tile_at(i), buf);
+        if constexpr (kQQAhead && (F & kFeatQQBias) != 0) {
+          QQRaw q;  // the tile's QQ-bias runs, loaded ahead of its K / V
+          qq_load(c, tile_at(i) * BN, q);
+          stage_masked<kAligned>(c, s, tile_at(i), buf);
+          compute<kAligned, true, F>(c, s, tile_at(i), buf, &q);
+        } else {
+          stage_masked<kAligned>(c, s, tile_at(i), buf);
+          compute<kAligned, true, F>(c, s, tile_at(i), buf);
+        }
         if constexpr (kStages == 1) dl::barrier();
         if constexpr (kStages == 2) buf ^= 1;
       }
