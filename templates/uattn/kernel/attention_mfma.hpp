@@ -558,6 +558,8 @@ struct AttnBodyMfma {
   //   (with runs their boundary loop took 1061 -> 1096-1141 llvm-mca cycles),
   //   the generic one-wave d192 tiles (runs spilled 2 VGPRs) and the generic 3D
   //   fp8 KV d96 tile (runs took its interior loop 1001 -> 1076 cycles).
+  // The 16-row tiles take every score tile's runs at once instead (kQQAll,
+  // below: qq_load, qq_select).
   // Until then the one-wave tiles of a fixed block size and the generic 4-wave
   // tile loaded each bias under its own branch, one wait each, and the others
   // one load per score: boundary loops up to 4.1x their interior loop
@@ -616,6 +618,9 @@ struct AttnBodyMfma {
         qb[r] = in ? b : 0.0f;
       }
     } else {
+      // qq_run_load / qq_run_select written out: through them the 4-wave
+      // tiles' code moved (the generic d64 tile 167 -> 168 VGPRs, 4 SGPRs
+      // spilled; its boundary loop 1622 -> 1626 cycles).
       const dl::BufRes buf = qq_buf(p, w);
       const uint32_t row_off = 4u * (uint32_t)c.p_tok * w;  // p_tok = 0: a spare row
       const int jl = k0 - c.w.ctx + 8 * c.part;            // jj of key_of(0, 0, part)
