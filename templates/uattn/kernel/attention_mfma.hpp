@@ -452,6 +452,26 @@ struct AttnBodyMfma {
           if constexpr (!kKDirect) s.k_raw[i][q] = load_chunk<kAligned>(kc, kb + (int64_t)slot * p.k_stride_slot);
           s.v_raw[i][q] = load_chunk<kAligned>(vc, vb + (int64_t)slot * p.v_stride_slot);
         }
+      } else if constexpr (kClamp && !kAligned && ((WAVES > 1 && !kHSplit) || HEAD == 192)) {
+        // Element loads (unaligned rows) of a masked tile: the unit's
+        // block_table reads all issued before its loads, in the 4-wave tiles
+        // and, behind a scheduling barrier, in the one-wave d192 tiles. Read
+        // in each key's turn, the compiler waited for each read and for the
+        // key's loads before the next key (llvm-mca, generic fp8 KV: 4-wave
+        // d112 2641 -> 2373 cycles, d128 1804 -> 1748; one-wave d192 4903 ->
+        // 3417; f16 4-wave d112 2036 -> 1867). Not in the other one-wave
+        // tiles: their loops got slower (3D d112 977 -> 1459 with the barrier).
+        int64_t blk[kUK];
+        int slot[kUK];
+        UATTN_UNROLL
+        for (int q = 0; q < kUK; ++q) key_slot<kClamp>(c, k0 + kUK * g + q, blk[q], slot[q]);
+        if constexpr (HEAD == 192) dl::sched_barrier();
+        UATTN_UNROLL
+        for (int q = 0; q < kUK; ++q) {
+          if constexpr (!kKDirect)
+            s.k_raw[i][q] = load_chunk<kAligned>(kc, blk[q] * p.k_stride_block + (int64_t)slot[q] * p.k_stride_slot + head_off_k);
+          s.v_raw[i][q] = load_chunk<kAligned>(vc, blk[q] * p.v_stride_block + (int64_t)slot[q] * p.v_stride_slot + head_off_v);
+        }
       } else {
         UATTN_UNROLL
         for (int q = 0; q < kUK; ++q) {
