@@ -278,18 +278,22 @@ TEST(Edges, QQBiasWidths) {
 // The QQ-bias of the generic instance's 16-row tiles (attention_mfma.hpp
 // kQQAll: every score tile's runs loaded at once; kQQAhead: ahead of the
 // tile's K / V, passed into the tile): each gfx950 generic tile with at most 16
-// rows per wave at d64, d112 and d256 (loaded ahead with f16 / bf16 KV; at once
-// without the lead with fp8 KV at d112), both paths, the widths and contexts of
-// Edges.QQBiasWidths (runs that start 1-3 keys before the tensor); unaligned
-// rows (head_pad) too. Run on the twin and on the shipped code object in the
-// emulator (the runs' loads, their range check and the select happen only there).
+// rows per wave and f16 queries at d64, d112 and d256 (loaded ahead with f16
+// KV; at once without the lead with fp8 KV at d112), both paths; widths 1, 2 and
+// the longest query; contexts 130, 89, 0 and 259, so the run holding the first
+// new token's key starts 2, 1, 0 and 3 keys before it (before the tensor in
+// row 0, and at width 1 / 2 in rows 1 / 2); unaligned rows (head_pad) too. Run
+// on the twin and on the shipped code object in the emulator (the runs' loads,
+// their range check and the select happen only there). Builds without such an
+// instance (a subset, one architecture) skip it.
 TEST(Edges, QQBiasSixteenRowGenericTiles) {
-  int runs = 0;
+  int instances = 0;
   for (const InstanceRow& r : all_rows()) {
     if (r.arch != Arch::gfx950 || r.block_size != 0 || r.path == Path::kReduce || r.rows_per_wave > 16 ||
         (r.features & kFeatQQBias) == 0 || r.q_dtype != DType::f16)
       continue;
     if (r.head_size != 64 && r.head_size != 112 && r.head_size != 256) continue;
+    ++instances;
     for (int w : {1, 2, 0})
       for (int pad : {0, 1})
         for (exec::Engine e : {exec::Engine::kTwin, exec::Engine::kIsa}) {
@@ -303,7 +307,7 @@ TEST(Edges, QQBiasSixteenRowGenericTiles) {
           s.head_pad = pad;
           s.qq_bias = true;
           s.qq_bias_stride = w;  // 0: the longest query (40)
-          s.seqs = {{40, 170}, {1, 90}, {17, 17}, {9, 299}};
+          s.seqs = {{40, 170}, {1, 90}, {17, 17}, {9, 268}};
           auto prob = uattn::testing::make_problem(s, exec::guarded_allocator());
           exec::RunOptions o;
           o.arch = r.arch;
@@ -315,10 +319,11 @@ TEST(Edges, QQBiasSixteenRowGenericTiles) {
           EXPECT_TRUE(res.ok) << r.name << " qq_bias width " << w << " head_pad " << pad << " engine "
                               << (e == exec::Engine::kIsa ? "isa" : "twin") << ": " << res.error;
           EXPECT_EQ(res.instance, r.name);
-          ++runs;
         }
   }
-  EXPECT_GE(runs, 8 * 12);  // d64 / d112 / d256 x f16 / fp8 KV x 2D / 3D (d256 fp8: 2 waves of 16 rows)
+  // The default matrix has 12 such instances (d64 / d112 / d256 x f16 / fp8 KV x
+  // 2D / 3D; d256: 2 waves of 16 rows), 144 runs.
+  if (instances == 0) GTEST_SKIP() << "no gfx950 generic 16-row instance with QQ-bias and f16 queries in this build";
 }
 
 TEST(Edges, NoSequencesIsANoOp) {

@@ -455,7 +455,8 @@ struct AttnBodyMfma {
       } else if constexpr (kClamp && !kAligned && ((WAVES > 1 && !kHSplit) || HEAD == 192)) {
         // Element loads (unaligned rows) of a masked tile: the unit's
         // block_table reads all issued before its loads, in the 4-wave tiles
-        // and, behind a scheduling barrier, in the one-wave d192 tiles. Read
+        // and, behind a scheduling barrier, in the d192 tiles (one wave in
+        // the matrix). Read
         // in each key's turn, the compiler waited for each read and for the
         // key's loads before the next key (llvm-mca, generic fp8 KV: 4-wave
         // d112 2641 -> 2373 cycles, d128 1804 -> 1748; one-wave d192 4903 ->
@@ -578,8 +579,8 @@ struct AttnBodyMfma {
   //   (with runs their boundary loop took 1061 -> 1096-1141 llvm-mca cycles),
   //   the generic one-wave d192 tiles (runs spilled 2 VGPRs) and the generic 3D
   //   fp8 KV d96 tile (runs took its interior loop 1001 -> 1076 cycles).
-  // The 16-row tiles take every score tile's runs at once instead (kQQAll,
-  // below: qq_load, qq_select).
+  // The 16-row tiles of the runs form take every score tile's runs at once
+  // instead (kQQAll, below: qq_load, qq_select).
   // Until then the one-wave tiles of a fixed block size and the generic 4-wave
   // tile loaded each bias under its own branch, one wait each, and the others
   // one load per score: boundary loops up to 4.1x their interior loop
@@ -675,8 +676,9 @@ struct AttnBodyMfma {
   // every score tile at once (kQQAll: qq_load, then qq_select); with one wait
   // per score tile their boundary loops made one more trip to memory than
   // their interior loops. Where the tile loop stages each tile in turn
-  // (!kPrefetch) the loads are issued ahead of the tile's K / V loads
-  // (kQQAhead: the masked loop passes them to compute), so the trip overlaps
+  // (!kPrefetch; the generic tiles' masked loop, not the three-loop path of
+  // the fixed-block tiles) the loads are issued ahead of the tile's K / V loads
+  // (kQQAhead: that loop passes them to compute), so the trip overlaps
   // the staging: llvm-mca, the generic d64 one-wave boundary loop 787 -> 643
   // cycles (1.43x -> 1.17x its interior loop), d112 1286 -> 1136, d128 1362 ->
   // 1211, d256 (2 waves) 1400 -> 1315; all at once without the lead 722, 1219,
