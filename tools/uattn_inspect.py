@@ -27,8 +27,10 @@ top-level loop and is not straight-line.
 Every top-level loop is reported, with its role: `interior` (the KV-tile loop below, or the
 unmasked tile loop of another variant of the tile loops), `boundary` (a masked or clamped tile loop)
 or `helper` (a loop with less than half the largest work).  The dot2 body (gfx1030) masks every tile
-in its one tile loop per variant: its tile loops are all `interior`.  Tile loops (work >= half the largest)
-other than the KV-tile loop are paired by pair_boundary_loops(): a tile loop's interior loop is the
+in its one tile loop per variant: its tile loops are all `interior`, except in the 8-wave tile,
+whose walk of a workgroup of few rows (the key split, attention_dot2.hpp) has no workgroup barrier
+while its shared walk has: that loop's role is `split`, and it is never the KV-tile loop.  Tile
+loops (work >= half the largest) other than the KV-tile loop are paired by pair_boundary_loops(): a tile loop's interior loop is the
 nearest later tile loop with fewer v_cndmask (each variant lays out its boundary loops before its
 interior loop; a generic instance has several variants).  A boundary loop's llvm-mca cycles per
 iteration are also given as a multiple of its interior loop's (`vs_interior`; `interior_loop` is
@@ -38,7 +40,8 @@ The KV-tile loop (the steady-state one) is chosen by this rule:
   work(loop) = MFMA instructions on gfx950 (v_mfma*, v_smfmac*), multiply-add VALU instructions on
   gfx1030 (v_dot*, v_fma*, v_fmac*, v_pk_fma*, v_mac*, v_mad*: what Q.K^T and P.V are made of there);
   candidates = straight-line top-level loops with work >= half the largest work of any top-level
-  loop (so a small helper loop is never taken for a nested tile loop);
+  loop (so a small helper loop is never taken for a nested tile loop); on gfx1030, where some
+  candidates have workgroup barriers (the 8-wave tile's shared walk), only those;
   KV-tile loop = the candidate with the most work, ties broken by the fewest v_cndmask (a kernel with
   a masked boundary-tile loop and an unmasked steady-state loop reports the unmasked one), then by
   the fewest instructions.  Without candidates the top-level loop with the most work is reported,
@@ -340,13 +343,17 @@ def count_loop(insns, arch: str):
     }
 
 
-def select_tile_loop(loops):
+def select_tile_loop(loops, dot2=False):
     """Index into `loops` (the top-level ones, each with 'work', 'straight_line', 'classes', 'insts')
-    of the KV-tile loop by the rule of the module docstring, or None when there is no loop."""
+    of the KV-tile loop by the rule of the module docstring, or None when there is no loop. dot2:
+    the gfx1030 body, whose barrier-free tile loops beside one with barriers are the key split's."""
     if not loops:
         return None
     top = max(lp["work"] for lp in loops)
     cand = [k for k, lp in enumerate(loops) if lp["straight_line"] and lp["work"] > 0 and 2 * lp["work"] >= top]
+    shared = [k for k in cand if loops[k]["classes"].get("barrier", 0) > 0]
+    if dot2 and shared:
+        cand = shared
     if cand:
         return min(cand, key=lambda k: (-loops[k]["work"], loops[k]["classes"]["cndmask"], loops[k]["insts"]))
     return min(range(len(loops)), key=lambda k: (-loops[k]["work"], -loops[k]["insts"]))
@@ -589,7 +596,7 @@ def kernel_record(k, arch, inp, insns):
         rec["_asm"] = loop_asm(body)
         loops.append(rec)
     r["loops"] = loops
-    r["tile_loop"] = select_tile_loop(loops)
+    r["tile_loop"] = select_tile_loop(loops, _matrix_insn(arch) == "dot2")
     top = max((lp["work"] for lp in loops), default=0)
     for k2, lp in enumerate(loops):
         lp["kv_tile_loop"] = k2 == r["tile_loop"]
@@ -598,9 +605,13 @@ def kernel_record(k, arch, inp, insns):
     if _matrix_insn(arch) == "dot2":
         # The dot2 body (gfx1030, attention_dot2.hpp) walks every tile of a variant in one loop that
         # masks each tile: its tile loops are the variants' interior loops, none is a boundary loop.
+        # The 8-wave tile's shared walk has workgroup barriers; its key split's walk (a workgroup
+        # of few rows: the tile record's key_split) has none: role `split`.
+        tl = loops[r["tile_loop"]] if r["tile_loop"] is not None else None
         for lp in loops:
             if lp["role"] == "boundary":
-                lp["role"] = "interior"
+                lp["role"] = "split" if tl and tl["classes"]["barrier"] > 0 and lp["classes"]["barrier"] == 0 \
+                    else "interior"
     else:
         pair_boundary_loops(loops, r["tile_loop"])
     return r
@@ -774,7 +785,7 @@ def print_text(rows, out=sys.stdout):
             print("  no loop", file=out)
         for lp in r["loops"]:
             c = lp["classes"]
-            tag = "KV-tile" if lp["kv_tile_loop"] else {"interior": "interior", "boundary": "boundary"}.get(lp["role"], "loop")
+            tag = "KV-tile" if lp["kv_tile_loop"] else {"interior": "interior", "boundary": "boundary", "split": "key split"}.get(lp["role"], "loop")
             sl = "straight-line" if lp["straight_line"] else \
                 f"NOT straight-line ({lp['inner_loops']} inner loops, {lp['backward_branches_inside']} backward " \
                 f"branches inside, {lp['overlapping_loops']} overlapping loops): per-iteration estimate meaningless"

@@ -394,7 +394,18 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   // Segments with at least one tile: each walks ceil(tiles / segs) (phases.hpp, locate_work).
   const int live = (int)ceil_pos((double)tiles / e.tiles);
   e.workgroups = wg1 * (uint64_t)live;
-  const double tiles_avg = std::max(1.0, m.keys_avg / r.block_n) / live;  // the average walk
+  // The key split (the tile record's key_split; attention_dot2.hpp, "Key split"):
+  // a 2D workgroup of at most block_m / 2 rows forms `groups` groups of
+  // rows_per_wave rows (1, 2 or 4), and the waves / groups waves of a group each
+  // walk one consecutive share of its tiles with their own K / V loads, at the
+  // split walk's cycles per tile (split_tile_cycles; unmeasured: kSplitTileFactor
+  // x tile_cycles, table.hpp), then combine once through LDS.
+  const double wg_rows = std::min((double)r.block_m, m.rows_per_seq);
+  const bool split = r.key_split && r.path == Path::k2D && wg_rows <= r.block_m / 2.0;
+  const double split_groups = !split ? 1.0 : wg_rows <= r.rows_per_wave ? 1.0 : wg_rows <= 2.0 * r.rows_per_wave ? 2.0 : 4.0;
+  const double split_ways = split ? r.waves / split_groups : 1.0;
+  const int walk_tiles = (int)ceil_pos(e.tiles / split_ways);  // the longest walk of one wave
+  const double tiles_avg = std::max(1.0, m.keys_avg / r.block_n) / live / split_ways;  // the average walk
   // Waves of a workgroup that own query rows (at least one); every wave of a
   // head-split tile owns all of them (the tile record's head_split).
   const double per_wave = (double)r.rows_per_wave;
@@ -404,15 +415,16 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
           : std::max(1.0, std::min((double)r.waves, ceil_pos(std::min((double)r.block_m, m.rows_per_seq) / per_wave)));
   // Waves that run: where waves are independent (each wave walks its own rows'
   // keys: the tile record's shares_kv false), those with rows; otherwise all of a workgroup's.
-  const bool independent = !r.shares_kv;
-  const double busy = independent ? row_waves : (double)r.waves;
+  const bool independent = !r.shares_kv || split;
+  const double busy = split ? (double)r.waves : independent ? row_waves : (double)r.waves;
   const double overlap = std::max(0.25, std::min(r.occupancy, (double)m.pol->overlap_waves));
   const double lanes = m.simd_count * overlap;                     // waves making progress at once
   const double waves = (double)e.workgroups * busy;
   // Per tile: an interior tile's cycles, or a boundary (masked) tile's, of the
   // loop variant that runs (the slowest where the problem needs it: the row's full_*).
-  const double c_in = m.full_variant ? r.full_tile_cycles : r.tile_cycles;
-  const double c_bd = m.full_variant ? r.full_boundary_cycles : r.boundary_cycles;
+  const double c_split = r.split_tile_cycles > 0 ? r.split_tile_cycles : kSplitTileFactor * r.tile_cycles;
+  const double c_in = split ? c_split : m.full_variant ? r.full_tile_cycles : r.tile_cycles;
+  const double c_bd = split ? c_split : m.full_variant ? r.full_boundary_cycles : r.boundary_cycles;
   // Boundary tiles of a walk (phases.hpp, interior_tiles): those the causal
   // diagonal of the workgroup's tokens crosses, as many again at a sliding
   // window's lower edge, and with QQ-bias every tile of the new tokens' keys.
@@ -423,9 +435,9 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
                            : diagonal;
   const double lower = (m.p->features & kFeatWindow) && m.p->window_left >= 0 ? diagonal : 0;
   // The longest walk ends at the diagonal; an average workgroup's boundary tiles spread over its segments.
-  const double bd_walk = std::min((double)e.tiles, upper + (live == 1 ? lower : 0));
+  const double bd_walk = std::min((double)walk_tiles, upper + (live == 1 ? lower : 0));
   const double bd_avg = std::min(tiles_avg, (upper + lower) / live);
-  const double walk_cycles = ((double)e.tiles - bd_walk) * c_in + bd_walk * c_bd;
+  const double walk_cycles = ((double)walk_tiles - bd_walk) * c_in + bd_walk * c_bd;
   const double avg_cycles = (tiles_avg - bd_avg) * c_in + bd_avg * c_bd;
   // The critical path: the longest walk of a workgroup whose waves have their
   // SIMDs to themselves (nothing hides its latencies): issue, at one wave per
@@ -435,13 +447,21 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   // each tile's dependent memory round trips (tile_latency_cycles): one where a
   // wave loads its own K/V, two where the waves stage K/V through LDS (the
   // global loads, then the LDS reads after the barrier: shares_kv).
-  const double per_simd = std::max(1.0, std::ceil((double)r.waves / m.wg_simds));
-  const double round_trips = r.shares_kv ? 2.0 : 1.0;
-  const double walk = per_simd * (m.wg_latency + walk_cycles) + (double)e.tiles * m.tile_latency * round_trips;
+  // The key split's walks are short and their llvm-mca cycles mostly each wave's
+  // waits for its own loads (the f16 d128 window tile: 977 instructions in 2178
+  // cycles per tile), which the other wave of its SIMD fills: one wave's time
+  // (calibrated on the whole-launch model, docs/performance.md, "Key split in the
+  // gfx1030 8-wave tile").
+  const double per_simd = split ? 1.0 : std::max(1.0, std::ceil((double)r.waves / m.wg_simds));
+  const double round_trips = r.shares_kv && !split ? 2.0 : 1.0;
+  const double walk = per_simd * (m.wg_latency + walk_cycles) + (double)walk_tiles * m.tile_latency * round_trips +
+                      (split ? kSplitCombineCycles : 0.0);
   // Or the work spread over the waves that make progress at once.
   e.compute_cycles = std::max(walk, waves * avg_cycles / lanes);
-  // K and V of a tile, loaded once per workgroup, or once per wave where waves are independent.
-  const double kv_tile_bytes = 2.0 * r.block_n * m.p->head_size * m.kv_bytes * (independent ? busy : 1);
+  // K and V of a tile, loaded once per workgroup, or once per wave where waves are independent
+  // (with the key split: once per row group, whose waves share its tiles out).
+  const double kv_tile_bytes =
+      2.0 * r.block_n * m.p->head_size * m.kv_bytes * (split ? split_groups * split_ways : independent ? busy : 1);
   // Device-memory bandwidth: every tile's K/V, or, where every sequence's K/V
   // fits the last-level cache, each byte once. (Latency is the walk's part.)
   const double bytes = std::min((double)e.workgroups * tiles_avg * kv_tile_bytes, m.kv_footprint);

@@ -52,12 +52,12 @@ GENERATED_INCLUDE = "include/uattn/generated"
 # Row format of table_rows.inc: its version and the named columns of each row
 # kind, read by dispatch/include/uattn/table_row.hpp (which checks the version
 # and the column counts at compile time).
-TABLE_FORMAT_VERSION = 6
+TABLE_FORMAT_VERSION = 7
 ATTENTION_COLUMNS = ("name", "arch", "path", "q_dtype", "kv_dtype", "head_size", "block_size",
                      "features", "tile", "block_m", "block_n", "waves",
-                     "lds_bytes", "rows_per_wave", "head_split", "shares_kv",
+                     "lds_bytes", "rows_per_wave", "head_split", "shares_kv", "key_split",
                      "vgprs", "occupancy", "tile_cycles", "boundary_cycles", "full_tile_cycles",
-                     "full_boundary_cycles", "measured")
+                     "full_boundary_cycles", "split_tile_cycles", "measured")
 REDUCE_COLUMNS = ("name", "arch", "head_size", "waves", "lds_bytes")
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "jinja")),
@@ -113,8 +113,10 @@ def row_fields(inst: Instance) -> dict:
                   lds_bytes=f"{cfg.lds_bytes}u", rows_per_wave=cfg.rows_per_wave,
                   head_split="true" if cfg.head_split else "false",
                   shares_kv="true" if cfg.shares_kv else "false",
+                  key_split="true" if cfg.key_split else "false",
                   vgprs=fig.vgprs, occupancy=f"{fig.occupancy:g}", tile_cycles=f"{cyc[0]:g}",
                   boundary_cycles=f"{cyc[1]:g}", full_tile_cycles=f"{cyc[2]:g}", full_boundary_cycles=f"{cyc[3]:g}",
+                  split_tile_cycles=f"{fig.split_tile_cycles:g}",
                   measured="true" if fig.measured else "false")
     return {c: fields[c] for c in ATTENTION_COLUMNS}
 

@@ -14,7 +14,8 @@ File format (YAML):
     version: 1
     instances:
       <instance name>: {vgprs: INT, lds_bytes: INT, occupancy: NUMBER, tile_cycles: NUMBER,
-                        boundary_cycles: NUMBER, full_tile_cycles: NUMBER, full_boundary_cycles: NUMBER}
+                        boundary_cycles: NUMBER, full_tile_cycles: NUMBER, full_boundary_cycles: NUMBER,
+                        split_tile_cycles: NUMBER}
 
 `tile_cycles` is the KV-tile loop's (the interior loop of the fastest loop
 variant); `boundary_cycles` that of its boundary (masked) loop; `full_*` those of
@@ -23,8 +24,10 @@ runs with softcap, ALiBi or QQ-bias given, or unaligned rows). Each is absent
 when its loop is not straight-line (its llvm-mca estimate would be meaningless)
 or, for the last three, when it equals the figure it defaults to: boundary_cycles
 to tile_cycles, full_tile_cycles to tile_cycles, full_boundary_cycles to
-full_tile_cycles x boundary_cycles / tile_cycles. What an instance lacks falls
-back (figures(): its 2D/3D twin's cycles, else model.FALLBACK_*).
+full_tile_cycles x boundary_cycles / tile_cycles. `split_tile_cycles` is the
+key split's walk per KV tile (the tile record's key_split: the loop uattn-inspect
+gives the role `split`), absent where the kernel has none. What an instance lacks
+falls back (figures(): its 2D/3D twin's cycles, else model.FALLBACK_*).
 """
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ from .model import ARCH_INFO, FALLBACK_CYCLES_PER_MAC, FALLBACK_VGPRS, TILE_KIND
 
 VERSION = 1
 FIELDS = ("vgprs", "lds_bytes", "occupancy", "tile_cycles", "boundary_cycles", "full_tile_cycles",
-          "full_boundary_cycles")
+          "full_boundary_cycles", "split_tile_cycles")
 CYCLE_FIELDS = FIELDS[3:]
 
 
@@ -49,6 +52,7 @@ class Figures:
     boundary_cycles: float = 0.0       # per masked (boundary) KV tile; 0: tile_cycles
     full_tile_cycles: float = 0.0      # the slowest loop variant's, per KV tile; 0: tile_cycles
     full_boundary_cycles: float = 0.0  # the slowest variant's per boundary tile; 0: scaled as documented
+    split_tile_cycles: float = 0.0     # the key split's walk per KV tile; 0: none or not measured
 
     def resolved(self) -> tuple:
         """(tile, boundary, full tile, full boundary) cycles with the documented defaults."""

@@ -5,7 +5,7 @@ a pipeline handed a configuration: the generator computes one `TileConfig` per
 attention instance here, once, by the named rules of TILE_RULES, and emits it
 into the instance's file as the template argument the body takes
 (`<name>_tile`, uattn/kernel/tile.hpp gives the C++ fields) and into its table
-row (block_m, block_n, waves, lds_bytes, head_split, shares_kv), so the table,
+row (block_m, block_n, waves, lds_bytes, head_split, shares_kv, key_split), so the table,
 the selector and the kernel read the same numbers. A body derives nothing from
 the head size, the block size or the dtypes that is a choice; it derives only
 arithmetic (tiles per head, chunks per row) from the record.
@@ -68,6 +68,7 @@ class TileConfig:
     k_ahead: int          # K pieces in flight (aligned rows)
     v_ahead: int          # V key pairs in flight (aligned rows)
     q_ahead: int          # Q LDS reads in flight (aligned rows; 0: Q in registers)
+    key_split: bool       # a workgroup of at most block_m / 2 rows splits its KV range among its waves
 
     def cpp_fields(self) -> list:
         """[(field, C++ literal)] in declaration order (the instance file's record)."""
@@ -83,7 +84,7 @@ FIELD_NAMES = tuple(f.name for f in dataclasses.fields(TileConfig))
 BOOL_FIELDS = frozenset(f.name for f in dataclasses.fields(TileConfig) if f.type in ("bool", bool))
 # The fields a matrix group may set (`tile_config:`): the pipeline knobs. The
 # geometry and the LDS layout (block_m .. shares_kv, head_split, k_direct,
-# v_slices, stages, lds_swizzle, q_bcast) follow from the tile kind and the layout rules,
+# v_slices, stages, lds_swizzle, q_bcast, key_split) follow from the tile kind and the layout rules,
 # and the name, the table row and lds_bytes with them.
 OVERRIDABLE = frozenset(("waves_per_eu", "stage_keys", "k_group", "v_group", "prefetch", "three_loops",
                          "one_copy", "v_whole", "v_step_keys", "dims_per_lane", "aligned_first",
@@ -406,6 +407,19 @@ def _dot2_q_ahead(k: TileKey) -> int:
     return 2 if s["tight"] or (s["lean"] and k.head > 128) else 4
 
 
+def _dot2_key_split(k: TileKey) -> bool:
+    """The 8-wave sliding-window tile with 16-bit KV: a workgroup of at most
+    block_m / 2 rows (a window decode: qpk rows of one token, one workgroup per
+    sequence and KV head in 2D) splits its KV range among its waves, which walk
+    their shares with their own K / V loads and combine in LDS (attention_dot2.hpp,
+    "Key split"; in the shared walk the 8 waves each walk every tile). Not in the
+    plain tile (decodes go 3D there; the second walk took its measured prefill
+    kernel from 95 to 97-100 VGPRs, 10 -> 9 waves per SIMD) nor with fp8 KV (the
+    second walk made the shared walk's loop 44% slower): docs/performance.md,
+    "Key split in the gfx1030 8-wave tile"."""
+    return _dot2_shares_kv(k) and not k.fp8 and k.has("window")
+
+
 # --- the rules -----------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -447,6 +461,7 @@ TILE_RULES = (
     TileRule("k_ahead", "k-in-flight", _ZERO, _dot2_k_ahead),
     TileRule("v_ahead", "v-in-flight", _ZERO, _dot2_v_ahead),
     TileRule("q_ahead", "q-in-flight", _ZERO, _dot2_q_ahead),
+    TileRule("key_split", "key-split", _FALSE, _dot2_key_split),
 )
 assert tuple(r.field for r in TILE_RULES) == FIELD_NAMES, "one rule per TileConfig field, in order"
 

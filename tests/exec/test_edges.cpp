@@ -326,6 +326,52 @@ TEST(Edges, QQBiasSixteenRowGenericTiles) {
   if (instances == 0) GTEST_SKIP() << "no gfx950 generic 16-row instance with QQ-bias and f16 queries in this build";
 }
 
+// The key split of the gfx1030 8-wave window tile (the tile record's
+// key_split): a workgroup of at most 16 rows walks its KV range in 1, 2 or 4
+// row groups of 4 rows, each group's waves one consecutive share of its tiles,
+// and combines the shares through LDS. Every such instance of the build, on the
+// twin and on the shipped code object in the emulator: decodes at qpk 4 / 8 /
+// 12 / 16 (4, 8, 12, 16 rows: 1, 2, 4 groups, at qpk 12 a group without rows),
+// a 3-token sequence at qpk 4 (12 rows over 3 tokens), walks of 1 tile (fewer
+// tiles than a group's waves: waves without tiles), 2 tiles and many, beside a
+// 9-token sequence whose 36 rows take the shared walk for 32 of them; no window
+// and windows of 1, 20 and 100 keys. Builds without such an instance skip it.
+TEST(Edges, KeySplitWorkgroups) {
+  int instances = 0;
+  for (const InstanceRow& r : all_rows()) {
+    if (!r.key_split || r.path != Path::k2D) continue;
+    ++instances;
+    const bool win = (r.features & kFeatWindow) != 0;
+    for (int qpk : {4, 8, 12, 16})
+      for (int window : win ? std::vector<int>{0, 1, 20, 100} : std::vector<int>{0})
+        for (exec::Engine e : {exec::Engine::kTwin, exec::Engine::kIsa}) {
+          uattn::testing::ProblemSpec s{};
+          s.q_dtype = s.out_dtype = r.q_dtype;
+          s.kv_dtype = r.kv_dtype;
+          s.head_size = r.head_size;
+          s.block_size = r.block_size;
+          s.num_kv_heads = 2;
+          s.num_q_heads = 2 * qpk;
+          s.window = window;
+          s.seed = (uint64_t)(qpk * 131 + window);
+          s.seqs = {{1, 5}, {1, 600}, {3, 47}, {9, 300}, {1, 33}};
+          auto prob = uattn::testing::make_problem(s, exec::guarded_allocator());
+          exec::RunOptions o;
+          o.arch = r.arch;
+          o.engine = e;
+          o.select.filter = r.name;
+          o.select.path = ForcePath::k2D;
+          const exec::RunResult res = exec::run_problem(*prob, o);
+          EXPECT_TRUE(res.ok) << r.name << " qpk " << qpk << " window " << window << " engine "
+                              << (e == exec::Engine::kIsa ? "isa" : "twin") << ": " << res.error;
+          EXPECT_EQ(res.instance, r.name);
+        }
+  }
+  // The default matrix has 2 such instances (gfx1030 2D d128 window, block size
+  // 16, f16 / bf16), 64 runs.
+  if (instances == 0) GTEST_SKIP() << "no instance with the key split in this build";
+}
+
 TEST(Edges, NoSequencesIsANoOp) {
   for (Arch a : archs()) {
     uattn::testing::ProblemSpec s = base();

@@ -21,9 +21,9 @@ def test_examples():
     fb = fallback_figures(i, instance_lds_bytes(i))  # no measured figures loaded
     assert table_row(i) == ("UATTN_ATTENTION_ROW(uattn_gfx950_2d_f16_f16_d128_b16_plain_m32n32w1, "
                             "gfx950, k2D, f16, f16, 128, 16, 0x00, small, 32, 32, 1, "
-                            f"{(32 * 136 + 128 * 40) * 2}u, 32, false, true, {fb.vgprs}, "
+                            f"{(32 * 136 + 128 * 40) * 2}u, 32, false, true, false, {fb.vgprs}, "
                             f"{fb.occupancy:g}, {fb.tile_cycles:g}, {fb.tile_cycles:g}, {fb.tile_cycles:g}, "
-                            f"{fb.tile_cycles:g}, false)")
+                            f"{fb.tile_cycles:g}, 0, false)")
     g = attention_instance("gfx1030", "3d", "bf16", "fp8e4m3", 256, ANY_BLOCK, 0x1F, "small")
     assert names(g).name == "uattn_gfx1030_3d_bf16_fp8_d256_bany_all_m4n32w1"  # rows_by_head: 4 rows
     w = attention_instance("gfx950", "2d", "bf16", "bf16", 64, 32, 0x11, "large")

@@ -70,7 +70,7 @@ def test_gfx950_records():
     assert _cfg("gfx950", "2d", "f16", "f16", 112, 16, 0, "small").k_direct
     assert _cfg("gfx950", "3d", "f16", "f16", 128, ANY_BLOCK, ALL_FEATURES, "small").k_direct
     # dot2 fields are 0 / false in an MFMA record
-    assert (c.dims_per_lane, c.q_bcast, c.k_ahead, c.v_ahead, c.q_ahead) == (0, False, 0, 0, 0)
+    assert (c.dims_per_lane, c.q_bcast, c.k_ahead, c.v_ahead, c.q_ahead, c.key_split) == (0, False, 0, 0, 0, False)
 
 
 def test_gfx1030_records():
@@ -78,9 +78,14 @@ def test_gfx1030_records():
     c = _cfg("gfx1030", "2d", "f16", "f16", 128, 16, 0, "large")
     assert (c.block_m, c.waves, c.rows_per_wave, c.shares_kv) == (32, 8, 4, True)
     assert (c.lds_bytes, c.k_ahead, c.v_ahead, c.q_ahead) == (2 * 32 * 128 * 2, 4, 5, 0)
+    # the window tile splits a workgroup's KV range among its waves where the rows are few, with 16-bit KV
+    assert not c.key_split
+    assert _cfg("gfx1030", "2d", "bf16", "bf16", 128, 16, FEATURE_BIT["window"], "large").key_split
+    assert not _cfg("gfx1030", "2d", "f16", "fp8e4m3", 128, 16, FEATURE_BIT["window"], "large").key_split
+    assert not _cfg("gfx1030", "2d", "f16", "f16", 64, 16, 0, "large").key_split  # 4 independent waves
     # DPP-broadcast one-wave tile: no LDS at all (the code object declares none)
     c = _cfg("gfx1030", "2d", "f16", "f16", 128, 16, FEATURE_BIT["window"], "small")
-    assert (c.q_bcast, c.lds_bytes, c.shares_kv, c.waves_per_eu) == (True, 0, False, 8)
+    assert (c.q_bcast, c.lds_bytes, c.shares_kv, c.waves_per_eu, c.key_split) == (True, 0, False, 8, False)
     # QQ-bias keeps Q / P rows in LDS: [8 rows][128 + 32] f16
     c = _cfg("gfx1030", "2d", "f16", "f16", 128, 16, FEATURE_BIT["qq_bias"], "small")
     assert (c.q_bcast, c.lds_bytes, c.q_ahead) == (False, 8 * 160 * 2, 2)
@@ -107,8 +112,9 @@ def test_records_reach_the_instance_files_the_table_and_tile_records(run, tmp_pa
         assert line == f"UATTN_TILE_RECORD({f.stem}, {', '.join(fields.values())})"
         row = next(r for r in rows.splitlines() if r.startswith(f"UATTN_ATTENTION_ROW({f.stem}, "))
         cols = [c.strip() for c in row[row.index("(") + 1:row.rindex(")")].split(",")]
-        assert cols[9:16] == [fields["block_m"], fields["block_n"], fields["waves"], fields["lds_bytes"],
-                              fields["rows_per_wave"], fields["head_split"], fields["shares_kv"]], f.name
+        assert cols[9:17] == [fields["block_m"], fields["block_n"], fields["waves"], fields["lds_bytes"],
+                              fields["rows_per_wave"], fields["head_split"], fields["shares_kv"],
+                              fields["key_split"]], f.name
         checked += 1
     assert checked >= 20
 
@@ -153,4 +159,5 @@ def test_two_groups_giving_one_instance_two_records_is_an_error(run, tmp_path):
 def test_every_overridable_field_is_a_pipeline_knob():
     assert OVERRIDABLE <= set(FIELD_NAMES)
     assert not OVERRIDABLE & {"block_m", "block_n", "waves", "rows_per_wave", "lds_bytes", "head_split",
-                              "k_direct", "v_slices", "stages", "lds_swizzle", "q_bcast", "shares_kv"}
+                              "k_direct", "v_slices", "stages", "lds_swizzle", "q_bcast", "shares_kv",
+                              "key_split"}

@@ -163,6 +163,41 @@ TEST(Select, FewLongWalkingWorkgroupsAreSplit) {
   }
 }
 
+// The key split (the tile record's key_split: gfx1030's 8-wave d128 tile with
+// 16-bit KV): a 2D window decode (256 keys of 3 sequences, qpk 8: 8 rows per
+// workgroup, 2 row groups of 4 waves each) is priced with each wave walking a
+// quarter of the window at the split walk's cycles, so 2D takes the 8-wave tile
+// over the one-wave tile that walks all 9 tiles (the whole-launch model:
+// docs/performance.md, "Key split in the gfx1030 8-wave tile").
+TEST(Select, KeySplitWindowDecodeTakesTheEightWaveTile) {
+  if (!default_matrix() || !built("gfx1030")) GTEST_SKIP();
+  Shape sh;
+  sh.arch = "gfx1030";
+  sh.dt = DType::f16;
+  sh.hq = 16; sh.hkv = 2;
+  sh.window_left = 255;
+  SelectOptions o;
+  o.path = ForcePath::k2D;
+  const ProblemDesc p = batch(sh, {{1, 2048}, {1, 4096}, {1, 8192}});
+  const Selection s = explained(p, o);
+  ASSERT_EQ(s.path, Path::k2D) << where(p, s);
+  EXPECT_EQ(s.attention.row->tile, Tile::large) << where(p, s);
+  EXPECT_TRUE(s.attention.row->key_split) << where(p, s);
+  // Against the same row priced without the split: every wave would walk the 9 tiles
+  // (the shared walk's 8 waves walk them together); with it 3 tiles (2 groups of 4 waves).
+  const CandidateEstimate* c = nullptr;
+  for (const CandidateEstimate& x : s.candidates)
+    if (x.row == s.attention.row) c = &x;
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->tiles, 9) << where(p, s);
+  const double c_split = s.attention.row->split_tile_cycles;
+  EXPECT_GT(c_split, s.attention.row->tile_cycles);  // its own loads and conversions per wave
+  // The critical path holds 3 split tiles per wave, 2 waves per SIMD of the WGP.
+  EXPECT_LT(c->compute_cycles, 2.0 * (kArchSelectRecords[(int)p.arch].workgroup_latency_cycles + 4 * c_split) +
+                                   4 * kArchSelectRecords[(int)p.arch].tile_latency_cycles)
+      << where(p, s);
+}
+
 // The reduce's workgroup size: one wave per 16 segments (at most the row's
 // waves) while its workgroups (tokens x query heads) leave SIMDs idle, one wave
 // on a full device; LDS from the row.

@@ -201,6 +201,17 @@ def test_selection_falls_back_to_nested_loop_and_flags_it():
     assert ui.select_tile_loop([]) is None
 
 
+def test_key_split_walk_is_never_the_kv_tile_loop():
+    def lp(work, barriers, insts):
+        return {"work": work, "straight_line": True, "classes": {"cndmask": 11, "barrier": barriers}, "insts": insts}
+    # gfx1030's 8-wave tile: the shared walk (barriers) and the key split's walk (none, more work with fp8)
+    loops = [lp(522, 2, 790), lp(648, 0, 1857)]
+    assert ui.select_tile_loop(loops, dot2=True) == 0
+    assert ui.select_tile_loop(loops) == 1  # the MFMA rule has no such exception
+    # a dot2 kernel without barriers: the usual rule
+    assert ui.select_tile_loop([lp(520, 0, 977), lp(522, 0, 790)], dot2=True) == 1
+
+
 def test_mca_rewrites():
     mk = lambda t: ui.Insn(0, t.split()[0], t[len(t.split()[0]):].strip())  # noqa: E731
     assert ui.mca_line(mk("buffer_load_dword v1, v2, s[8:11], 0 offen offset:12")) == \

@@ -51,6 +51,14 @@ def test_no_boundary_loop_and_loops_that_are_not_straight_line():
     assert _tool().loop_figures({"tile_loop": None, "loops": []}) == {}
 
 
+def test_key_split_walk():
+    # gfx1030's 8-wave tile: the shared walk is the KV-tile loop, the key split's walk its own figure.
+    rec = {"tile_loop": 1, "loops": [loop("helper", 61.1), loop("interior", 1007.5), loop("split", 2177.1)]}
+    assert _tool().loop_figures(rec) == {"tile_cycles": 1007.5, "split_tile_cycles": 2177.1}
+    rec["loops"][2]["straight_line"] = False
+    assert _tool().loop_figures(rec) == {"tile_cycles": 1007.5}
+
+
 def test_resolved_scales_the_full_boundary_by_default():
     f = measured.Figures(128, 4, 1000.0, True, boundary_cycles=1500.0, full_tile_cycles=2000.0)
     assert f.resolved() == (1000.0, 1500.0, 2000.0, 3000.0)

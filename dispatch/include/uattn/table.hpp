@@ -40,6 +40,10 @@ struct InstanceRow {
   int rows_per_wave;     // query rows one wave owns (block_m, or block_m / waves)
   bool head_split;       // the waves own the same rows and split the head
   bool shares_kv;        // the waves walk one KV range and load each K / V tile once between them
+  // A workgroup of at most block_m / 2 rows (a window decode) splits its KV range
+  // among its waves instead, each walking one share, and combines them through
+  // LDS (the gfx1030 8-wave window tile, 16-bit KV).
+  bool key_split;
   // The cost model's figures of the compiled kernel (instances/measured.yaml,
   // from uattn-inspect on the code objects; docs/architecture.md "The cost model"):
   int vgprs;             // * VGPRs per lane
@@ -50,6 +54,9 @@ struct InstanceRow {
   // feature: softcap, ALiBi or QQ-bias given, or unaligned rows); the others' equal tile / boundary.
   double full_tile_cycles;
   double full_boundary_cycles;
+  // * The key split's walk per KV tile (key_split rows; 0: not measured, the
+  // selector scales tile_cycles: select.cpp).
+  double split_tile_cycles;
   bool measured;         // * false: tile_cycles is the documented fallback, not a measurement
 };
 
@@ -242,6 +249,19 @@ constexpr int fused_sub_segments(int num_segments) {
 // split, whose walk the estimate charges less than the model does.
 constexpr int kFusedMaxRows = 4;
 constexpr double kFusedRowCycles = 700;
+// The key split's walk per KV tile over the shared walk's, where the measured
+// figures lack split_tile_cycles (a kernel not in instances/measured.yaml): the
+// gfx1030 8-wave d128 window tiles measure 2178.2 / 1334.1 (f16) and 2341.2 /
+// 1389.2 (bf16) llvm-mca cycles (docs/performance.md, "Key split in the gfx1030
+// 8-wave tile").
+constexpr double kSplitTileFactor = 1.7;
+// What the key split adds to its workgroup's critical path beyond its walk: the
+// partials' LDS stores, the barrier and the combining wave's reads, and 8 waves
+// set up instead of the rows' few. Set from the whole-launch model: a window-1
+// decode (one tile per row group) takes 6.4 us with the split against 6.1 with
+// the one-wave tile, where the estimate without this term had the split 1057
+// cycles ahead (docs/performance.md, "Key split in the gfx1030 8-wave tile").
+constexpr double kSplitCombineCycles = 1500;
 // Counter words (uint32) of one counter buffer: 64 KiB. The runtime owns one
 // per device and stream (zeroed when allocated; every completed launch leaves
 // the words it used at 0).

@@ -14,7 +14,10 @@
 // barrier, except in the 8-wave d128 prefill tile, whose waves walk the
 // workgroup's KV range together and stage each K / V tile once in LDS for all
 // of them (run_shared below; the rest of this header describes the other
-// tiles). KV tile = 32 keys, straight-line (every loop inside it is unrolled)
+// tiles), or, in the window tile's workgroups of at most 16 rows, split the
+// range among them and combine their shares in LDS after one barrier (the key
+// split: run_rows with kSplit, "Key split" below). KV tile = 32 keys,
+// straight-line (every loop inside it is unrolled)
 // and software-pipelined: K/V loads run kLK / kLV steps ahead of their use and
 // the next tile's block-table read one tile ahead (figures: docs/performance.md).
 // Every K/V load reads a real token: keys outside [kv_lo, kv_hi) load the nearest
@@ -341,7 +344,8 @@ struct AttnBodyDot2 {
   static constexpr bool kAlignedFirst = T.aligned_first;  // the generic instance tests the aligned-rows path first
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
     if constexpr (kShared) {
-      run_shared(p, lds);
+      if (key_split_mode(p)) run_rows<true, true>(p, lds);
+      else run_shared(p, lds);
     } else if constexpr (kGeneric && kAlignedFirst) {
       if (rows_dword_aligned(p)) run_rows<true>(p, lds);
       else run_rows<false>(p, lds);
@@ -369,14 +373,14 @@ struct AttnBodyDot2 {
            al(p.v_cache, p.v_stride_block | p.v_stride_slot | p.v_stride_head, (int)sizeof(KVT));
   }
 
-  template <bool kAl>
+  template <bool kAl, bool kSplit = false>
   UATTN_INLINE static void run_rows(const AttnParams& p, char* lds) {
     const int qpk = qpk_of(p);
     int kvh;
     int64_t x;
     work_xy<P, BM>(p, qpk, x, kvh);
-    const int seg = (P == Path::k3D) ? dl::block_id_z() : 0;
-    const int S = (P == Path::k3D) ? p.num_segments : 1;
+    int seg = (P == Path::k3D) ? dl::block_id_z() : 0;
+    int S = (P == Path::k3D) ? p.num_segments : 1;
 
     // Sequence of this workgroup and its first packed row (phases.hpp).
     int64_t m0;
@@ -388,9 +392,24 @@ struct AttnBodyDot2 {
     const int64_t rows_total = (int64_t)q_len * qpk;
     const int wave = dl::wave_id();
     const int lane = dl::lane_id();
-    // First packed row of this wave; a wave without rows has nothing to do.
-    const int64_t mw = m0 + (int64_t)wave * kR;
-    if (mw >= rows_total) return;  // uniform over the wave (waves never synchronise)
+    // Row group of this wave: the wave itself, or with kSplit (key_split_mode)
+    // one of `groups` groups of kR rows, whose WAVES / groups waves walk
+    // consecutive shares of the group's KV tiles (segments, as in 3D).
+    int rg = wave, lg_s = 0;  // lg_s: log2 S (kSplit)
+    if constexpr (kSplit) {
+      const int lg = split_lg_groups(rows_total - m0);
+      rg = wave & ((1 << lg) - 1);
+      seg = wave >> lg;
+      lg_s = kLgWaves - lg;
+      S = 1 << lg_s;
+    }
+    // First packed row of this wave; a wave without rows has nothing to do
+    // (with kSplit it still takes the combine's one barrier).
+    const int64_t mw = m0 + (int64_t)rg * kR;
+    if (mw >= rows_total) {  // uniform over the wave
+      if constexpr (kSplit) dl::barrier();
+      return;
+    }
 
     // Rows of this wave (wave-uniform): token p_tok[r], head hd[r], valid iff r < nrows.
     int t_first, h_first;  // row mw = (token t_first, head h_first)
@@ -414,9 +433,9 @@ struct AttnBodyDot2 {
     const int tile_begin = kv_lo / BN;
     const int tile_end = (kv_hi + BN - 1) / BN;
     int t0 = tile_begin, t1 = tile_end;
-    if constexpr (P == Path::k3D) {
+    if constexpr (P == Path::k3D || kSplit) {
       const int n_tiles = tile_end - tile_begin;
-      const int tps = (n_tiles + S - 1) / S;
+      const int tps = kSplit ? (n_tiles + S - 1) >> lg_s : (n_tiles + S - 1) / S;  // S a power of two with kSplit
       t0 = tile_begin + seg * tps;
       t1 = t0 + tps < tile_end ? t0 + tps : tile_end;
     }
@@ -767,6 +786,9 @@ struct AttnBodyDot2 {
     UATTN_UNROLL
     for (int r = 0; r < kR; ++r) l_row[r] = dot2::wave_sum(l_i[r]);
     const bool lane_stores = d_lane < HEAD;
+    if constexpr (kSplit) {
+      if (!combine_split(lds, 1 << split_lg_groups(rows_total - m0), seg, S, rg, lane, m_i, l_row, acc)) return;
+    }
     if constexpr (P == Path::k2D) {
       UATTN_UNROLL
       for (int r = 0; r < kR; ++r) {
@@ -822,6 +844,96 @@ struct AttnBodyDot2 {
   // LDS wait stalls unless more LDS reads are in flight than global loads.
   // Depths: the record's k_ahead / v_ahead (docs/performance.md, "Tile rules").
   static constexpr bool kShared = T.shares_kv;  // the workgroup stages each K / V tile once in LDS for all its waves
+
+  // ---- Key split (the record's key_split): a workgroup of few rows ----
+  // In the window tile with 16-bit KV (tiles.py _dot2_key_split) a workgroup
+  // whose rows fill at most half its waves (a window decode: qpk rows of one
+  // token) walks its KV range in run_rows instead, with kSplit: its rows form
+  // `groups` groups of kR (1, 2 or 4, the fewest that hold them; a group past
+  // the last row has none), and the WAVES / groups waves of a group (wave =
+  // segment * groups + group) each walk one consecutive share of the group's KV
+  // tiles with their own K / V loads (the 3D path's split, phases.hpp). Each wave
+  // of segment s > 0 stores its rows' unnormalised partial output, max (log2
+  // units) and sum in LDS; after one workgroup barrier the wave of segment 0
+  // combines them with its own (the reduce kernel's formula, reduce.hpp:
+  // o = sum_s 2^(m_s - M) acc_s / sum_s 2^(m_s - M) l_s, M = max_s m_s) and
+  // stores the rows. LDS per wave of segment s > 0, in the K / V tiles' area:
+  // [kR rows][32 lanes][kDPL] f32 partial output, then kR maxima and kR sums.
+  // The walk keeps the record's k_ahead / v_ahead K pieces / V key pairs in
+  // flight (the shared walk's LDS read depths; docs/performance.md, "Key split in
+  // the gfx1030 8-wave tile", has the other depths measured).
+  static constexpr bool kKeySplit = T.key_split;
+  static constexpr uint32_t kSplitAccBytes = (uint32_t)(kR * kWave * kDPL * 4);
+  static constexpr uint32_t kSplitSlot = kSplitAccBytes + 2u * (uint32_t)kR * 4u;
+  static_assert(!kKeySplit || (kShared && WAVES == 8 && kDPL == 4 && (WAVES - 1) * kSplitSlot <= kLdsBytes),
+                "key split: the 8-wave d128 tile (one 16-byte LDS piece per lane and row), partials within its LDS");
+  // log2 of the row groups of a workgroup of `rows` rows (1 <= rows <= 4 kR).
+  UATTN_INLINE static int split_lg_groups(int64_t rows) { return rows <= kR ? 0 : rows <= 2 * kR ? 1 : 2; }
+  static constexpr int kLgWaves = WAVES == 8 ? 3 : WAVES == 4 ? 2 : WAVES == 2 ? 1 : 0;
+  // Whether this workgroup takes the key split: it has rows, at most BM / 2.
+  UATTN_INLINE static bool key_split_mode(const AttnParams& p) {
+    if constexpr (!kKeySplit) {
+      return false;
+    } else {
+      const int qpk = qpk_of(p);
+      int kvh;
+      int64_t x, m0;
+      work_xy<P, BM>(p, qpk, x, kvh);
+      const int sq = locate_seq<BM>(p, qpk, x, m0);
+      const int64_t rows = (int64_t)(p.cu_seqlens_q[sq + 1] - p.cu_seqlens_q[sq]) * qpk - m0;
+      return rows > 0 && rows <= BM / 2;
+    }
+  }
+  // The key split's combine: every wave of the workgroup with rows calls it once
+  // (rowless waves take the barrier alone). Returns true in the wave of segment 0,
+  // whose m_i / l_row / acc then hold the combined rows (stored as 2D).
+  UATTN_INLINE static bool combine_split(char* lds, int groups, int seg, int S, int rg, int lane, const float (&m_i)[kR],
+                                         float (&l_row)[kR], float (&acc)[kR][kDPL]) {
+    auto slot = [&](int s) { return (uint32_t)((s - 1) * groups + rg) * kSplitSlot; };
+    if (seg > 0) {
+      const dl::Lds<U4> a{lds, slot(seg), (uint32_t)(kR * kWave)};
+      const dl::Lds<float> ml{lds, slot(seg) + kSplitAccBytes, (uint32_t)(2 * kR)};
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        U4 v;
+        UATTN_UNROLL
+        for (int e = 0; e < 4; ++e) v.v[e] = dl::float_as_bits(acc[r][e]);
+        a.st((uint32_t)(r * kWave + lane), v);
+        if (lane == 0) { ml.st((uint32_t)r, m_i[r]); ml.st((uint32_t)(kR + r), l_row[r]); }
+      }
+    }
+    dl::barrier();  // every partial stored
+    if (seg > 0) return false;
+    // The maxima first, then the segments one at a time (loops, not unrolled: one
+    // segment's partial in registers at a time).
+    auto ml = [&](int s) { return dl::Lds<float>{lds, slot(s) + kSplitAccBytes, (uint32_t)(2 * kR)}; };  // maxima, sums
+    float m_use[kR];
+    UATTN_UNROLL
+    for (int r = 0; r < kR; ++r) {
+      float m = m_i[r];
+#pragma clang loop unroll(disable)
+      for (int s = 1; s < S; ++s) m = fmaxf_(m, ml(s).ld((uint32_t)r));
+      m_use[r] = m == kNegInf ? 0.0f : m;
+      const float a0 = dl::exp2(m_i[r] - m_use[r]);
+      l_row[r] *= a0;
+      UATTN_UNROLL
+      for (int e = 0; e < 4; ++e) acc[r][e] *= a0;
+    }
+#pragma clang loop unroll(disable)
+    for (int s = 1; s < S; ++s) {
+      const dl::Lds<float> mls = ml(s);
+      const dl::Lds<U4> a{lds, slot(s), (uint32_t)(kR * kWave)};
+      UATTN_UNROLL
+      for (int r = 0; r < kR; ++r) {
+        const float w = dl::exp2(mls.ld((uint32_t)r) - m_use[r]);
+        l_row[r] += mls.ld((uint32_t)(kR + r)) * w;
+        const U4 v = a.ld((uint32_t)(r * kWave + lane));
+        UATTN_UNROLL
+        for (int e = 0; e < 4; ++e) acc[r][e] += w * dl::bits_as_float(v.v[e]);
+      }
+    }
+    return true;
+  }
   static constexpr uint32_t kShKBytes = (uint32_t)(BN * HEAD * 2);  // K tile; V tile of the same size after it
   static constexpr int kShLK = T.k_ahead, kShLV = T.v_ahead;
 

@@ -41,6 +41,8 @@ struct TileConfig {
   int k_ahead;        // K pieces in flight (aligned rows)
   int v_ahead;        // V key pairs in flight (aligned rows)
   int q_ahead;        // Q LDS reads in flight (aligned rows; 0: Q held in registers)
+  bool key_split;     // a workgroup of at most block_m / 2 rows splits its KV range among its
+                      // waves and combines them through LDS (the 8-wave window tile, 16-bit KV)
 };
 
 }  // namespace uattn
