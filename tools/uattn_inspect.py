@@ -41,7 +41,8 @@ The KV-tile loop (the steady-state one) is chosen by this rule:
   gfx1030 (v_dot*, v_fma*, v_fmac*, v_pk_fma*, v_mac*, v_mad*: what Q.K^T and P.V are made of there);
   candidates = straight-line top-level loops with work >= half the largest work of any top-level
   loop (so a small helper loop is never taken for a nested tile loop); on gfx1030, where some
-  candidates have workgroup barriers (the 8-wave tile's shared walk), only those;
+  loops of that work have workgroup barriers (the 8-wave tile's shared walk), only those and the
+  smaller loops are considered, here and in the fallback below;
   KV-tile loop = the candidate with the most work, ties broken by the fewest v_cndmask (a kernel with
   a masked boundary-tile loop and an unmasked steady-state loop reports the unmasked one), then by
   the fewest instructions.  Without candidates the top-level loop with the most work is reported,
@@ -349,14 +350,17 @@ def select_tile_loop(loops, dot2=False):
     the gfx1030 body, whose barrier-free tile loops beside one with barriers are the key split's."""
     if not loops:
         return None
-    top = max(lp["work"] for lp in loops)
-    cand = [k for k, lp in enumerate(loops) if lp["straight_line"] and lp["work"] > 0 and 2 * lp["work"] >= top]
-    shared = [k for k in cand if loops[k]["classes"].get("barrier", 0) > 0]
-    if dot2 and shared:
-        cand = shared
+    pool = list(range(len(loops)))
+    if dot2:  # the key split's walk (no barrier) is never taken where a tile loop has barriers
+        top = max(lp["work"] for lp in loops)
+        tiles = [k for k in pool if loops[k]["work"] > 0 and 2 * loops[k]["work"] >= top]
+        if any(loops[k]["classes"].get("barrier", 0) > 0 for k in tiles):
+            pool = [k for k in pool if k not in tiles or loops[k]["classes"].get("barrier", 0) > 0]
+    top = max(loops[k]["work"] for k in pool)
+    cand = [k for k in pool if loops[k]["straight_line"] and loops[k]["work"] > 0 and 2 * loops[k]["work"] >= top]
     if cand:
         return min(cand, key=lambda k: (-loops[k]["work"], loops[k]["classes"]["cndmask"], loops[k]["insts"]))
-    return min(range(len(loops)), key=lambda k: (-loops[k]["work"], -loops[k]["insts"]))
+    return min(pool, key=lambda k: (-loops[k]["work"], -loops[k]["insts"]))
 
 
 # ---------------------------------------------------------------- llvm-mca
@@ -721,6 +725,8 @@ def breaches(r, b, matched):
     lim("max_lds", r["lds_bytes"], "LDS bytes")
     lim("min_occupancy", r["occupancy_waves_per_simd"], "occupancy (waves per SIMD)", smaller_is_better=False)
     for lp in r["loops"]:
+        if lp.get("role") == "split" and b.get("straight_line") and not lp["straight_line"]:
+            out.append(f"{n}: key split loop {lp['start_addr']} is not straight-line (straight_line)")
         if lp.get("role") != "boundary":
             continue
         at = f"boundary loop {lp['start_addr']}"

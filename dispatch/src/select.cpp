@@ -399,7 +399,10 @@ CandidateEstimate estimate(const ModelInputs& m, const InstanceRow& r, int segs,
   // rows_per_wave rows (1, 2 or 4), and the waves / groups waves of a group each
   // walk one consecutive share of its tiles with their own K / V loads, at the
   // split walk's cycles per tile (split_tile_cycles; unmeasured: kSplitTileFactor
-  // x tile_cycles, table.hpp), then combine once through LDS.
+  // x tile_cycles, table.hpp), then combine once through LDS. Approximations: the
+  // split is decided from the average rows per sequence (the kernel decides per
+  // workgroup: a prefill's last workgroup of few rows splits unpriced), and a
+  // row group without rows (9-12 rows) counts as running and loading.
   const double wg_rows = std::min((double)r.block_m, m.rows_per_seq);
   const bool split = r.key_split && r.path == Path::k2D && wg_rows <= r.block_m / 2.0;
   const double split_groups = !split ? 1.0 : wg_rows <= r.rows_per_wave ? 1.0 : wg_rows <= 2.0 * r.rows_per_wave ? 2.0 : 4.0;

@@ -44,7 +44,7 @@ expect("${archs_cmake}" "set\\(UATTN_OFFLOAD_TARGET_gfx1099 gfx1031\\)")
 file(READ "${WORK}/generated/table_rows.inc" rows)
 # The fallback figures (no measured ones): 128 VGPRs; occupancy min(12 wave slots, 1024 / 128,
 # (98304 // 2560 bytes of LDS) x 1 wave / (4 SIMDs x 2 CUs)) = 4.75 (gfx1030's record: 8).
-expect("${rows}" "UATTN_ATTENTION_ROW\\(uattn_gfx1099_2d_f16_f16_d128_bany_all_m8n32w1, gfx1099, k2D, f16, f16, 128, 0, 0x1F, small, 8, 32, 1, 2560u, 8, false, false, 128, 4.75, [0-9.]+, [0-9.]+, [0-9.]+, [0-9.]+, false\\)")
+expect("${rows}" "UATTN_ATTENTION_ROW\\(uattn_gfx1099_2d_f16_f16_d128_bany_all_m8n32w1, gfx1099, k2D, f16, f16, 128, 0, 0x1F, small, 8, 32, 1, 2560u, 8, false, false, false, 128, 4.75, [0-9.]+, [0-9.]+, [0-9.]+, [0-9.]+, 0, false\\)")
 expect("${rows}" "UATTN_REDUCE_ROW\\(uattn_gfx1099_reduce_d128, gfx1099, 128, 4, 2048u\\)")
 
 run_step("building the table, uattn-explain, uattn-run, uattn-bench-cpu and the bundle"

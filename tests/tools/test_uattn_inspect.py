@@ -210,6 +210,9 @@ def test_key_split_walk_is_never_the_kv_tile_loop():
     assert ui.select_tile_loop(loops) == 1  # the MFMA rule has no such exception
     # a dot2 kernel without barriers: the usual rule
     assert ui.select_tile_loop([lp(520, 0, 977), lp(522, 0, 790)], dot2=True) == 1
+    # the shared walk not straight-line: reported flagged, the split walk still not taken
+    loops[0]["straight_line"] = False
+    assert ui.select_tile_loop(loops, dot2=True) == 0
 
 
 def test_mca_rewrites():

@@ -344,8 +344,10 @@ struct AttnBodyDot2 {
   static constexpr bool kAlignedFirst = T.aligned_first;  // the generic instance tests the aligned-rows path first
   UATTN_INLINE static void run(const AttnParams& p, char* lds) {
     if constexpr (kShared) {
-      if (key_split_mode(p)) run_rows<true, true>(p, lds);
-      else run_shared(p, lds);
+      if constexpr (kKeySplit) {
+        if (key_split_mode(p)) { run_rows<true, true>(p, lds); return; }
+      }
+      run_shared(p, lds);
     } else if constexpr (kGeneric && kAlignedFirst) {
       if (rows_dword_aligned(p)) run_rows<true>(p, lds);
       else run_rows<false>(p, lds);
@@ -865,24 +867,22 @@ struct AttnBodyDot2 {
   static constexpr bool kKeySplit = T.key_split;
   static constexpr uint32_t kSplitAccBytes = (uint32_t)(kR * kWave * kDPL * 4);
   static constexpr uint32_t kSplitSlot = kSplitAccBytes + 2u * (uint32_t)kR * 4u;
-  static_assert(!kKeySplit || (kShared && WAVES == 8 && kDPL == 4 && (WAVES - 1) * kSplitSlot <= kLdsBytes),
-                "key split: the 8-wave d128 tile (one 16-byte LDS piece per lane and row), partials within its LDS");
+  static_assert(!kKeySplit || (kShared && kBcast && WAVES == 8 && kDPL == 4 && (WAVES - 1) * kSplitSlot <= kLdsBytes),
+                "key split: the 8-wave d128 tile with Q in registers (no Q rows in LDS), one 16-byte LDS piece "
+                "per lane and row, partials within its LDS");
   // log2 of the row groups of a workgroup of `rows` rows (1 <= rows <= 4 kR).
   UATTN_INLINE static int split_lg_groups(int64_t rows) { return rows <= kR ? 0 : rows <= 2 * kR ? 1 : 2; }
   static constexpr int kLgWaves = WAVES == 8 ? 3 : WAVES == 4 ? 2 : WAVES == 2 ? 1 : 0;
-  // Whether this workgroup takes the key split: it has rows, at most BM / 2.
+  // Whether this workgroup takes the key split: it has rows, at most BM / 2
+  // (the rows run_rows counts: rows_total - m0).
   UATTN_INLINE static bool key_split_mode(const AttnParams& p) {
-    if constexpr (!kKeySplit) {
-      return false;
-    } else {
-      const int qpk = qpk_of(p);
-      int kvh;
-      int64_t x, m0;
-      work_xy<P, BM>(p, qpk, x, kvh);
-      const int sq = locate_seq<BM>(p, qpk, x, m0);
-      const int64_t rows = (int64_t)(p.cu_seqlens_q[sq + 1] - p.cu_seqlens_q[sq]) * qpk - m0;
-      return rows > 0 && rows <= BM / 2;
-    }
+    const int qpk = qpk_of(p);
+    int kvh;
+    int64_t x, m0;
+    work_xy<P, BM>(p, qpk, x, kvh);
+    const int sq = locate_seq<BM>(p, qpk, x, m0);
+    const int64_t rows = (int64_t)(p.cu_seqlens_q[sq + 1] - p.cu_seqlens_q[sq]) * qpk - m0;
+    return rows > 0 && rows <= BM / 2;
   }
   // The key split's combine: every wave of the workgroup with rows calls it once
   // (rowless waves take the barrier alone). Returns true in the wave of segment 0,
