@@ -289,7 +289,12 @@ TEST(Select, OneSegmentIsTwoD) {
 
 // Input 1 (class): a window bounds each row's keys, not the work of a
 // workgroup. A long-context windowed decode that leaves the device idle is
-// split, with segments sized from the window's tiles.
+// split, with segments sized from the window's tiles -- across segments (3D),
+// or on gfx1030 within the workgroup by the 8-wave window tile's key split
+// (whole-launch model, bf16 32 / 8 heads, 1 x 32768 keys: window 1024 2D 14.9
+// us against 16.0 for the best 3D count; window 4096 40.6 against 40.6;
+// docs/performance.md, "Key split in the gfx1030 8-wave tile"), taken where no
+// 3D count beats it by the policy's margin.
 TEST(Select, WindowedDecodeIsSplitByTheWindowsTiles) {
   if (!default_matrix()) GTEST_SKIP();
   for (const char* arch : {"gfx950", "gfx1030"}) {
@@ -300,8 +305,14 @@ TEST(Select, WindowedDecodeIsSplitByTheWindowsTiles) {
       sh.window_left = window - 1;
       const ProblemDesc p = batch(sh, {{1, 32768}});
       const Selection s = explained(p);
-      EXPECT_EQ(s.path, Path::k3D) << where(p, s);
       EXPECT_NE(s.attention.row->features & kFeatWindow, 0u) << s.attention.row->name;
+      if (s.path == Path::k2D && s.attention.row->key_split) {
+        const double best3 = best_cycles(s, Path::k3D);
+        EXPECT_LT(best3, 1e300) << "no 3D count was weighed: " << where(p, s);
+        EXPECT_GE(best3 * 100.0, s.estimate_cycles * default_policy(p.arch).split_margin_pct) << where(p, s);
+        continue;
+      }
+      EXPECT_EQ(s.path, Path::k3D) << where(p, s);
       const int bn = s.attention.row->block_n;
       const int window_tiles = (window + 2 * bn - 2) / bn;  // the window's tiles at any alignment
       EXPECT_GE(s.num_segments, 2);
