@@ -30,9 +30,9 @@ or `helper` (a loop with less than half the largest work).  The dot2 body (gfx10
 in its one tile loop per variant: its tile loops are all `interior`, except in the 8-wave tile,
 whose walk of a workgroup of few rows (the key split, attention_dot2.hpp) has no workgroup barrier
 while its shared walk has: that loop's role is `split`, and it is never the KV-tile loop.  Tile
-loops (work >= half the largest) other than the KV-tile loop are paired by pair_boundary_loops(): a tile loop's interior loop is the
-nearest later tile loop with fewer v_cndmask (each variant lays out its boundary loops before its
-interior loop; a generic instance has several variants).  A boundary loop's llvm-mca cycles per
+loops (work >= half the largest) other than the KV-tile loop are paired by pair_boundary_loops():
+a tile loop's interior loop is the nearest later tile loop with fewer v_cndmask (each variant lays
+out its boundary loops before its interior loop; a generic instance has several variants).  A boundary loop's llvm-mca cycles per
 iteration are also given as a multiple of its interior loop's (`vs_interior`; `interior_loop` is
 that loop's index).
 
