@@ -372,6 +372,59 @@ TEST(Edges, KeySplitWorkgroups) {
   if (instances == 0) GTEST_SKIP() << "no instance with the key split in this build";
 }
 
+// Boundary tiles whose staged keys reach memory that holds no token (NaN in
+// the test caches): the gfx950 4-wave d256 tiles, whose masked staging reads a
+// unit's own slots in the clamped cache block and zeroes V outside the
+// workgroup's keys [kv_lo, kv_hi) (attention_mfma.hpp kZeroMasked), and the
+// window tiles whose mask is one unsigned compare per score (kWinSpan), with
+// spare rows. Sequences whose last block is partly written (seq_k % block_size
+// != 0), prefills whose diagonal tiles end inside a unit, windows of 5 and 37
+// keys (kv_lo inside a unit; blocks wholly outside the window NaN), qpk 3
+// (rows not a multiple of block_m: spare rows); each instance forced, on the
+// twin and on the shipped code object in the emulator. Builds without such an
+// instance skip it.
+TEST(Edges, MaskedTilesBesideUnwrittenSlots) {
+  int instances = 0;
+  for (const InstanceRow& r : all_rows()) {
+    if (r.arch != Arch::gfx950 || r.path == Path::kReduce || r.block_size == 0) continue;
+    const bool win = (r.features & kFeatWindow) != 0;
+    const bool fp8 = r.kv_dtype == DType::fp8e4m3;
+    const bool zero_masked = r.head_size == 256 && r.waves > 1 && !r.head_split && (r.features & kFeatAlibi) == 0;
+    const bool win_span = win && (r.features & kFeatSoftcap) == 0 && (r.waves == 1 ? (r.path == Path::k3D || fp8) : !fp8);
+    if (!zero_masked && !win_span) continue;
+    ++instances;
+    for (int window : win ? std::vector<int>{0, 5, 37} : std::vector<int>{0})
+      for (exec::Engine e : {exec::Engine::kTwin, exec::Engine::kIsa}) {
+        uattn::testing::ProblemSpec s{};
+        s.q_dtype = s.out_dtype = r.q_dtype;
+        s.kv_dtype = r.kv_dtype;
+        if (fp8) { s.k_scale = 0.75f; s.v_scale = 1.25f; }
+        s.head_size = r.head_size;
+        s.block_size = r.block_size;
+        s.num_kv_heads = 2;
+        s.num_q_heads = 6;
+        s.window = window;
+        s.seed = (uint64_t)(r.block_size * 977 + window);
+        s.seqs = {{5, 77}, {45, 103}, {1, 50}, {17, 17}, {2, 130}};
+        auto prob = uattn::testing::make_problem(s, exec::guarded_allocator());
+        exec::RunOptions o;
+        o.arch = r.arch;
+        o.engine = e;
+        o.select.filter = r.name;
+        o.select.path = r.path == Path::k3D ? ForcePath::k3D : ForcePath::k2D;
+        if (r.path == Path::k3D) o.select.num_segments = 2;
+        const exec::RunResult res = exec::run_problem(*prob, o);
+        EXPECT_TRUE(res.ok) << r.name << " window " << window << " engine "
+                            << (e == exec::Engine::kIsa ? "isa" : "twin") << ": " << res.error;
+        EXPECT_EQ(res.instance, r.name);
+      }
+  }
+  // The default matrix has 8 d256 4-wave instances (f16 / bf16, block sizes
+  // 16 / 32 / 64, and the window tile) and 24 window instances with the one
+  // compare, 264 runs.
+  if (instances == 0) GTEST_SKIP() << "no gfx950 d256 4-wave or one-compare window instance in this build";
+}
+
 TEST(Edges, NoSequencesIsANoOp) {
   for (Arch a : archs()) {
     uattn::testing::ProblemSpec s = base();

@@ -174,6 +174,25 @@ struct AttnBodyMfma {
   // tiles. (In the 4-wave d128 prefill tile the second copy of the tile body
   // spilled at 4 waves per SIMD.)
   static constexpr bool kPeel = kPrefetch && WAVES == 1;
+  // The window mask of a boundary tile as one unsigned compare per score
+  // (compute: keep_at) where it measured faster in llvm-mca (docs/performance.md,
+  // "Boundary tiles": the 3D d128 one-wave tile 652 -> 617 cycles); not with
+  // softcap (the d128 window + softcap tile 826 -> 880), in the 2D one-wave
+  // 16-bit KV tiles (d96 543 -> 582) or the 4-wave fp8 KV tiles (701 -> 708).
+  static constexpr bool kWinSpan = (FEATS & kFeatWindow) != 0 && (FEATS & kFeatSoftcap) == 0 &&
+                                   (WAVES == 1 ? (P == Path::k3D || sizeof(KVT) == 1) : sizeof(KVT) != 1);
+  // Masked staging of the multi-wave tiles that stage each tile in turn and
+  // K in LDS, with units of several keys in one cache block (the d256 128 x 32
+  // tile): a unit keeps its unclamped slots in the clamped block (cache memory
+  // of a block of the sequence), K as read (a key outside [kv_lo, kv_hi) is
+  // masked in every row: its score is replaced, never used) and V zeroed
+  // outside the range (its probability is 0, and 0 x NaN would not be), K
+  // staged before V (stage_masked). With a clamped slot per key the
+  // addresses took the registers of the loads in flight, and the loop waited
+  // for each load in turn: 976 llvm-mca cycles against its interior loop's
+  // 608 (docs/performance.md, "Boundary tiles").
+  static constexpr bool kZeroMasked = WAVES > 1 && !kPrefetch && !kKDirect && BLOCK > 0 && kUK > 1 &&
+                                      BLOCK % kUK == 0 && (FEATS & kFeatAlibi) == 0;
   using CT = QT;  // LDS / MFMA dtype; fp8 KV is widened exactly into it
   // One staged chunk as loaded: 8 elements of KVT (16 bytes, or 8 for fp8).
   using Raw = dl::vec<uint32_t, kFp8 ? 2 : 4>;
@@ -361,7 +380,8 @@ struct AttnBodyMfma {
   // Loads tile `tile` into s.k_raw / s.v_raw. kClamp: keys outside [kv_lo,
   // kv_hi) are replaced by the nearest key inside (their scores are masked,
   // and no block_table entry outside the sequence's range is read).
-  template <bool kAligned, bool kClamp, int kFirst = 0, int kCount = kUPL>
+  // kPart: 0 K and V, 1 K only, 2 V only (kZeroMasked's masked staging).
+  template <bool kAligned, bool kClamp, int kFirst = 0, int kCount = kUPL, int kPart = 0>
   UATTN_INLINE static void stage_load(const Ctx& c, State& s, int tile, int vs = 0) {
     const AttnParams& p = *c.p;
     const KVT* kc = static_cast<const KVT*>(p.k_cache);
@@ -383,6 +403,7 @@ struct AttnBodyMfma {
     // (docs/performance.md, "Boundary tiles").
     constexpr bool kClampUnit = kClamp && BLOCK > 0 && BLOCK % kUK == 0 && (!kAlibi || WAVES == 1);
     constexpr bool kBtAhead = kClampUnit && WAVES == 1 && HEAD > 128;
+    static_assert(kPart == 0 || (kClamp && kZeroMasked), "K or V alone: kZeroMasked's masked staging");
     [[maybe_unused]] int ub[kCount];
     [[maybe_unused]] int64_t ublk[kCount];
     if constexpr (kBtAhead) {
@@ -443,6 +464,21 @@ struct AttnBodyMfma {
           blk = c.bt[b];
         }
         const int64_t kb = blk * p.k_stride_block + head_off_k, vb = blk * p.v_stride_block + head_off_v;
+        if constexpr (kZeroMasked) {
+          // The unit's own slots in the clamped block; V zeroed outside [kv_lo, kv_hi).
+          const int slot = (int)((uint32_t)j0 % (uint32_t)BLOCK);
+          const int64_t kbs = kb + (int64_t)slot * p.k_stride_slot, vbs = vb + (int64_t)slot * p.v_stride_slot;
+          UATTN_UNROLL
+          for (int q = 0; q < kUK; ++q) {
+            if constexpr (kPart != 2) s.k_raw[i][q] = load_chunk<kAligned>(kc, kbs + q * p.k_stride_slot);
+            if constexpr (kPart != 1) {
+              const Raw v = load_chunk<kAligned>(vc, vbs + q * p.v_stride_slot);
+              const bool in = (uint32_t)(j0 + q - c.w.kv_lo) < (uint32_t)(c.w.kv_hi - c.w.kv_lo);
+              UATTN_UNROLL
+              for (int e = 0; e < (int)(sizeof(Raw) / 4); ++e) s.v_raw[i][q][e] = in ? v[e] : 0u;
+            }
+          }
+        } else {
         UATTN_UNROLL
         for (int q = 0; q < kUK; ++q) {
           int j = j0 + q;
@@ -451,6 +487,7 @@ struct AttnBodyMfma {
           const int slot = j - b * BLOCK;
           if constexpr (!kKDirect) s.k_raw[i][q] = load_chunk<kAligned>(kc, kb + (int64_t)slot * p.k_stride_slot);
           s.v_raw[i][q] = load_chunk<kAligned>(vc, vb + (int64_t)slot * p.v_stride_slot);
+        }
         }
       } else if constexpr (kClamp && !kAligned && ((WAVES > 1 && !kHSplit) || HEAD == 192)) {
         // Element loads (unaligned rows) of a masked tile: the unit's
@@ -507,7 +544,8 @@ struct AttnBodyMfma {
   }
 
   // ---- stage K/V: registers -> LDS (K [key][d], V^T [d][key]) -------------
-  template <int kFirst = 0, int kCount = kUPL>
+  // kPart: 0 K and V, 1 K only, 2 V only (as stage_load).
+  template <int kFirst = 0, int kCount = kUPL, int kPart = 0>
   UATTN_INLINE static void stage_store(const Ctx& c, const State& s, int buf) {
     const uint32_t base = (uint32_t)buf * kStageElems * 2u;
     const dl::Lds<CT> k_lds{c.lds, base, kKElems};
@@ -522,14 +560,14 @@ struct AttnBodyMfma {
       dl::vec<CT, 8> kv[kUK], vv[kUK];
       UATTN_UNROLL
       for (int q = 0; q < kUK; ++q) {
-        if constexpr (!kKDirect) kv[q] = widen(s.k_raw[i][q]);
-        vv[q] = widen(s.v_raw[i][q]);
+        if constexpr (!kKDirect && kPart != 2) kv[q] = widen(s.k_raw[i][q]);
+        if constexpr (kPart != 1) vv[q] = widen(s.v_raw[i][q]);
       }
       UATTN_UNROLL
       for (int q = 0; q < kUK; ++q)
-        if constexpr (!kKDirect) k_lds.template st_vec<8>(k_at(kUK * g + q, d0), kv[q]);
+        if constexpr (!kKDirect && kPart != 2) k_lds.template st_vec<8>(k_at(kUK * g + q, d0), kv[q]);
       UATTN_UNROLL
-      for (int e = 0; e < 8; ++e) {
+      for (int e = 0; e < (kPart == 1 ? 0 : 8); ++e) {
         dl::vec<CT, kUK> t;
         UATTN_UNROLL
         for (int q = 0; q < kUK; ++q) t[q] = vv[q][e];
@@ -826,9 +864,17 @@ struct AttnBodyMfma {
       hi_rel = c.row_valid ? rel : -1;
       // A window reaching key 0 bounds nothing (and rel - window_left then cannot overflow).
       lo_rel = (kWin && p.window_left >= 0 && p.window_left < c.t_abs) ? rel - p.window_left : -0x7fffffff;
+      // kWinSpan: a spare row keeps only the key -2^30 (none).
+      if constexpr (kWinSpan) {
+        if (!c.row_valid) lo_rel = hi_rel = -0x40000000;
+      }
     }
+    // kWinSpan: lo_rel <= kr <= hi_rel as one unsigned compare, kr - lo_rel <=
+    // hi_rel - lo_rel (hi_rel >= lo_rel, and both differences below 2^32).
+    [[maybe_unused]] const uint32_t span = (uint32_t)hi_rel - (uint32_t)lo_rel;
     const auto keep_at = [&](int st, int r) {
       const int kr = key_of(st, r, 0);  // a compile-time constant
+      if constexpr (kWinSpan) return (uint32_t)kr - (uint32_t)lo_rel <= span;
       return kr <= hi_rel && (!kWin || kr >= lo_rel);
     };
     // Without position-dependent terms (softcap, ALiBi, QQ-bias): the max of
@@ -1015,9 +1061,20 @@ struct AttnBodyMfma {
   }
 
   // A masked tile staged by the loops that stage each tile in turn, then the
-  // barrier before its LDS reads.
+  // barrier before its LDS reads. kZeroMasked: K loaded and stored, then V
+  // (with K and V in flight at once the d256 128 x 32 tile spilled 5-6 VGPRs
+  // around its boundary loop, at 256 VGPRs).
   template <bool kAligned>
   UATTN_INLINE static void stage_masked(const Ctx& c, State& s, int tile, int buf) {
+    if constexpr (kZeroMasked) {
+      stage_load<kAligned, true, 0, kUPL, 1>(c, s, tile);
+      stage_store<0, kUPL, 1>(c, s, buf);
+      dl::sched_barrier();
+      stage_load<kAligned, true, 0, kUPL, 2>(c, s, tile);
+      stage_store<0, kUPL, 2>(c, s, buf);
+      dl::barrier();
+      return;
+    }
     stage_direct<kAligned, true>(c, s, tile, buf);
     dl::barrier();
   }
