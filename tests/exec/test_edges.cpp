@@ -379,8 +379,10 @@ TEST(Edges, KeySplitWorkgroups) {
 // window tiles whose mask is one unsigned compare per score (kWinSpan), with
 // spare rows. Sequences whose last block is partly written (seq_k % block_size
 // != 0), prefills whose diagonal tiles end inside a unit, windows of 5 and 37
-// keys (kv_lo inside a unit; blocks wholly outside the window NaN), qpk 3
-// (rows not a multiple of block_m: spare rows); each instance forced, on the
+// keys (kv_lo inside a unit; blocks wholly outside the window NaN; with window
+// 5 the decode of 55 keys stages keys below kv_lo from kv_lo's block, the last
+// and partly written one, so their slots hold NaN), qpk 3 (rows not a multiple
+// of block_m: spare rows), both cache layouts; each instance forced, on the
 // twin and on the shipped code object in the emulator. Builds without such an
 // instance skip it.
 TEST(Edges, MaskedTilesBesideUnwrittenSlots) {
@@ -394,34 +396,36 @@ TEST(Edges, MaskedTilesBesideUnwrittenSlots) {
     if (!zero_masked && !win_span) continue;
     ++instances;
     for (int window : win ? std::vector<int>{0, 5, 37} : std::vector<int>{0})
-      for (exec::Engine e : {exec::Engine::kTwin, exec::Engine::kIsa}) {
-        uattn::testing::ProblemSpec s{};
-        s.q_dtype = s.out_dtype = r.q_dtype;
-        s.kv_dtype = r.kv_dtype;
-        if (fp8) { s.k_scale = 0.75f; s.v_scale = 1.25f; }
-        s.head_size = r.head_size;
-        s.block_size = r.block_size;
-        s.num_kv_heads = 2;
-        s.num_q_heads = 6;
-        s.window = window;
-        s.seed = (uint64_t)(r.block_size * 977 + window);
-        s.seqs = {{5, 77}, {45, 103}, {1, 50}, {17, 17}, {2, 130}};
-        auto prob = uattn::testing::make_problem(s, exec::guarded_allocator());
-        exec::RunOptions o;
-        o.arch = r.arch;
-        o.engine = e;
-        o.select.filter = r.name;
-        o.select.path = r.path == Path::k3D ? ForcePath::k3D : ForcePath::k2D;
-        if (r.path == Path::k3D) o.select.num_segments = 2;
-        const exec::RunResult res = exec::run_problem(*prob, o);
-        EXPECT_TRUE(res.ok) << r.name << " window " << window << " engine "
-                            << (e == exec::Engine::kIsa ? "isa" : "twin") << ": " << res.error;
-        EXPECT_EQ(res.instance, r.name);
-      }
+      for (int layout : {0, 1})
+        for (exec::Engine e : {exec::Engine::kTwin, exec::Engine::kIsa}) {
+          uattn::testing::ProblemSpec s{};
+          s.kv_layout = layout;
+          s.q_dtype = s.out_dtype = r.q_dtype;
+          s.kv_dtype = r.kv_dtype;
+          if (fp8) { s.k_scale = 0.75f; s.v_scale = 1.25f; }
+          s.head_size = r.head_size;
+          s.block_size = r.block_size;
+          s.num_kv_heads = 2;
+          s.num_q_heads = 6;
+          s.window = window;
+          s.seed = (uint64_t)(r.block_size * 977 + window);
+          s.seqs = {{5, 77}, {45, 103}, {1, 50}, {17, 17}, {2, 130}, {1, 55}};
+          auto prob = uattn::testing::make_problem(s, exec::guarded_allocator());
+          exec::RunOptions o;
+          o.arch = r.arch;
+          o.engine = e;
+          o.select.filter = r.name;
+          o.select.path = r.path == Path::k3D ? ForcePath::k3D : ForcePath::k2D;
+          if (r.path == Path::k3D) o.select.num_segments = 2;
+          const exec::RunResult res = exec::run_problem(*prob, o);
+          EXPECT_TRUE(res.ok) << r.name << " window " << window << " kv_layout " << layout << " engine "
+                              << (e == exec::Engine::kIsa ? "isa" : "twin") << ": " << res.error;
+          EXPECT_EQ(res.instance, r.name);
+        }
   }
-  // The default matrix has 8 d256 4-wave instances (f16 / bf16, block sizes
-  // 16 / 32 / 64, and the window tile) and 24 window instances with the one
-  // compare, 264 runs.
+  // The default matrix has 24 such instances: the 8 d256 4-wave ones (f16 /
+  // bf16, block sizes 16 / 32 / 64 and the window tile) and 18 with the
+  // one-compare window mask (the two d256 window ones among them), 240 runs.
   if (instances == 0) GTEST_SKIP() << "no gfx950 d256 4-wave or one-compare window instance in this build";
 }
 

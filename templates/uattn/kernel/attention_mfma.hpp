@@ -175,8 +175,9 @@ struct AttnBodyMfma {
   // spilled at 4 waves per SIMD.)
   static constexpr bool kPeel = kPrefetch && WAVES == 1;
   // The window mask of a boundary tile as one unsigned compare per score
-  // (compute: keep_at) where it measured faster in llvm-mca (docs/performance.md,
-  // "Boundary tiles": the 3D d128 one-wave tile 652 -> 617 cycles); not with
+  // (compute: keep_at) where it measured no slower in llvm-mca (docs/performance.md,
+  // "Boundary tiles": the 3D d128 one-wave tile 652 -> 617 cycles; the 4-wave
+  // d96 tile the same cycles, 2 more VGPRs at the same occupancy); not with
   // softcap (the d128 window + softcap tile 826 -> 880), in the 2D one-wave
   // 16-bit KV tiles (d96 543 -> 582) or the 4-wave fp8 KV tiles (701 -> 708).
   static constexpr bool kWinSpan = (FEATS & kFeatWindow) != 0 && (FEATS & kFeatSoftcap) == 0 &&
@@ -379,7 +380,9 @@ struct AttnBodyMfma {
 
   // Loads tile `tile` into s.k_raw / s.v_raw. kClamp: keys outside [kv_lo,
   // kv_hi) are replaced by the nearest key inside (their scores are masked,
-  // and no block_table entry outside the sequence's range is read).
+  // and no block_table entry outside the sequence's range is read); with
+  // kZeroMasked a unit reads its own slots in its clamped block instead, and
+  // V of those keys is zeroed.
   // kPart: 0 K and V, 1 K only, 2 V only (kZeroMasked's masked staging).
   template <bool kAligned, bool kClamp, int kFirst = 0, int kCount = kUPL, int kPart = 0>
   UATTN_INLINE static void stage_load(const Ctx& c, State& s, int tile, int vs = 0) {
