@@ -53,6 +53,21 @@ exec::RunResult run(const uattn::testing::ProblemSpec& s, Arch a, ForcePath path
   return exec::run_problem(*last, o);
 }
 
+// The problem of `s` run with instance `r` forced, on engine `e` (its own path;
+// 3D with `segments` segments); the result names the instance that ran.
+exec::RunResult run_instance(const InstanceRow& r, const uattn::testing::ProblemSpec& s, exec::Engine e, int segments) {
+  auto prob = uattn::testing::make_problem(s, exec::guarded_allocator());
+  exec::RunOptions o;
+  o.arch = r.arch;
+  o.engine = e;
+  o.select.filter = r.name;
+  o.select.path = r.path == Path::k3D ? ForcePath::k3D : ForcePath::k2D;
+  if (r.path == Path::k3D) o.select.num_segments = segments;
+  return exec::run_problem(*prob, o);
+}
+
+const char* engine_name(exec::Engine e) { return e == exec::Engine::kIsa ? "isa" : "twin"; }
+
 TEST(Edges, CacheOffsetsBeyond32Bits) {
   for (Arch a : archs())
     for (ForcePath p : {ForcePath::k2D, ForcePath::k3D}) {
@@ -308,16 +323,9 @@ TEST(Edges, QQBiasSixteenRowGenericTiles) {
           s.qq_bias = true;
           s.qq_bias_stride = w;  // 0: the longest query (40)
           s.seqs = {{40, 170}, {1, 90}, {17, 17}, {9, 268}};
-          auto prob = uattn::testing::make_problem(s, exec::guarded_allocator());
-          exec::RunOptions o;
-          o.arch = r.arch;
-          o.engine = e;
-          o.select.filter = r.name;
-          o.select.path = r.path == Path::k3D ? ForcePath::k3D : ForcePath::k2D;
-          if (r.path == Path::k3D) o.select.num_segments = 3;
-          const exec::RunResult res = exec::run_problem(*prob, o);
+          const exec::RunResult res = run_instance(r, s, e, 3);
           EXPECT_TRUE(res.ok) << r.name << " qq_bias width " << w << " head_pad " << pad << " engine "
-                              << (e == exec::Engine::kIsa ? "isa" : "twin") << ": " << res.error;
+                              << engine_name(e) << ": " << res.error;
           EXPECT_EQ(res.instance, r.name);
         }
   }
@@ -355,15 +363,9 @@ TEST(Edges, KeySplitWorkgroups) {
           s.window = window;
           s.seed = (uint64_t)(qpk * 131 + window);
           s.seqs = {{1, 5}, {1, 600}, {3, 47}, {9, 300}, {1, 33}};
-          auto prob = uattn::testing::make_problem(s, exec::guarded_allocator());
-          exec::RunOptions o;
-          o.arch = r.arch;
-          o.engine = e;
-          o.select.filter = r.name;
-          o.select.path = ForcePath::k2D;
-          const exec::RunResult res = exec::run_problem(*prob, o);
+          const exec::RunResult res = run_instance(r, s, e, 1);  // key_split rows: 2D
           EXPECT_TRUE(res.ok) << r.name << " qpk " << qpk << " window " << window << " engine "
-                              << (e == exec::Engine::kIsa ? "isa" : "twin") << ": " << res.error;
+                              << engine_name(e) << ": " << res.error;
           EXPECT_EQ(res.instance, r.name);
         }
   }
@@ -410,16 +412,9 @@ TEST(Edges, MaskedTilesBesideUnwrittenSlots) {
           s.window = window;
           s.seed = (uint64_t)(r.block_size * 977 + window);
           s.seqs = {{5, 77}, {45, 103}, {1, 50}, {17, 17}, {2, 130}, {1, 55}};
-          auto prob = uattn::testing::make_problem(s, exec::guarded_allocator());
-          exec::RunOptions o;
-          o.arch = r.arch;
-          o.engine = e;
-          o.select.filter = r.name;
-          o.select.path = r.path == Path::k3D ? ForcePath::k3D : ForcePath::k2D;
-          if (r.path == Path::k3D) o.select.num_segments = 2;
-          const exec::RunResult res = exec::run_problem(*prob, o);
+          const exec::RunResult res = run_instance(r, s, e, 2);
           EXPECT_TRUE(res.ok) << r.name << " window " << window << " kv_layout " << layout << " engine "
-                              << (e == exec::Engine::kIsa ? "isa" : "twin") << ": " << res.error;
+                              << engine_name(e) << ": " << res.error;
           EXPECT_EQ(res.instance, r.name);
         }
   }
