@@ -482,15 +482,15 @@ struct AttnBodyMfma {
             }
           }
         } else {
-        UATTN_UNROLL
-        for (int q = 0; q < kUK; ++q) {
-          int j = j0 + q;
-          j = j < c.w.kv_lo ? c.w.kv_lo : j;
-          j = j >= c.w.kv_hi ? c.w.kv_hi - 1 : j;
-          const int slot = j - b * BLOCK;
-          if constexpr (!kKDirect) s.k_raw[i][q] = load_chunk<kAligned>(kc, kb + (int64_t)slot * p.k_stride_slot);
-          s.v_raw[i][q] = load_chunk<kAligned>(vc, vb + (int64_t)slot * p.v_stride_slot);
-        }
+          UATTN_UNROLL
+          for (int q = 0; q < kUK; ++q) {
+            int j = j0 + q;
+            j = j < c.w.kv_lo ? c.w.kv_lo : j;
+            j = j >= c.w.kv_hi ? c.w.kv_hi - 1 : j;
+            const int slot = j - b * BLOCK;
+            if constexpr (!kKDirect) s.k_raw[i][q] = load_chunk<kAligned>(kc, kb + (int64_t)slot * p.k_stride_slot);
+            s.v_raw[i][q] = load_chunk<kAligned>(vc, vb + (int64_t)slot * p.v_stride_slot);
+          }
         }
       } else if constexpr (kClamp && !kAligned && ((WAVES > 1 && !kHSplit) || HEAD == 192)) {
         // Element loads (unaligned rows) of a masked tile: the unit's
