@@ -271,9 +271,9 @@ TEST(Edges, ScoreScalesAroundTheLazyRescale) {
 // (and at width 1 row 1, width 1 with context 259 row 2, width 2 with context 259
 // row 1) the run starts before the tensor; both paths; block size 16 (the QQ-bias
 // instances) and 13 (the generic instance). The MFMA body's two load forms (attention_mfma.hpp qq_bias): runs of
-// 4 keys from a raw buffer over the tensor (the one-wave and generic tiles), one
-// load per score at column 0 for a key outside the row (the 4-wave ones); the
-// tensor sits against a guard page.
+// 4 keys from a raw buffer over the tensor (most tiles), one load per score at
+// column 0 for a key outside the row (the generic one-wave d192 tiles, the
+// generic 3D fp8 KV d96 tile); the tensor sits against a guard page.
 TEST(Edges, QQBiasWidths) {
   for (Arch a : archs())
     for (int bs : {16, 13})
@@ -290,17 +290,51 @@ TEST(Edges, QQBiasWidths) {
         }
 }
 
+// A QQ-bias problem for instance r (QQBiasSixteenRowGenericTiles,
+// QQBiasFourWaveTiles): 8 query heads over 2 KV heads, the bias row `width`
+// wide (0: the longest query, 40), sequences behind contexts 130, 89, 0 and 259,
+// so the run of 4 keys holding the first new token's key starts 2, 1, 0 and 3
+// keys before it (before the tensor in row 0, and at width 1 / 2 in rows 1 / 2);
+// head_pad > 0 pads each head row (unaligned rows: the generic instance only).
+uattn::testing::ProblemSpec qq_bias_problem(const InstanceRow& r, int width, int head_pad) {
+  uattn::testing::ProblemSpec s = base();
+  s.head_size = r.head_size;
+  s.kv_dtype = r.kv_dtype;
+  if (s.kv_dtype == DType::fp8e4m3) { s.k_scale = 0.75f; s.v_scale = 1.25f; }
+  s.num_kv_heads = 2;
+  s.num_q_heads = 8;
+  s.block_size = r.block_size != 0 ? r.block_size : 13;
+  s.head_pad = head_pad;
+  s.qq_bias = true;
+  s.qq_bias_stride = width;
+  s.seqs = {{40, 170}, {1, 90}, {17, 17}, {9, 268}};
+  return s;
+}
+
+// Runs qq_bias_problem on instance r at widths 1, 2 and the longest query,
+// aligned and (the generic instance) unaligned rows, on the twin and on the
+// shipped code object in the emulator (the runs' loads, their range check and
+// the selects happen only there).
+void run_qq_bias_widths(const InstanceRow& r) {
+  for (int w : {1, 2, 0})
+    for (int pad : {0, 1}) {
+      if (pad != 0 && r.block_size != 0) continue;  // only the generic instance serves unaligned rows
+      for (exec::Engine e : {exec::Engine::kTwin, exec::Engine::kIsa}) {
+        const exec::RunResult res = run_instance(r, qq_bias_problem(r, w, pad), e, 3);
+        EXPECT_TRUE(res.ok) << r.name << " qq_bias width " << w << " head_pad " << pad << " engine "
+                            << engine_name(e) << ": " << res.error;
+        EXPECT_EQ(res.instance, r.name);
+      }
+    }
+}
+
 // The QQ-bias of the generic instance's 16-row tiles (attention_mfma.hpp
 // kQQAll: every score tile's runs loaded at once; kQQAhead: ahead of the
 // tile's K / V, passed into the tile): each gfx950 generic tile with at most 16
 // rows per wave and f16 queries at d64, d112 and d256 (loaded ahead with f16
-// KV; at once without the lead with fp8 KV at d112), both paths; widths 1, 2 and
-// the longest query; contexts 130, 89, 0 and 259, so the run holding the first
-// new token's key starts 2, 1, 0 and 3 keys before it (before the tensor in
-// row 0, and at width 1 / 2 in rows 1 / 2); unaligned rows (head_pad) too. Run
-// on the twin and on the shipped code object in the emulator (the runs' loads,
-// their range check and the select happen only there). Builds without such an
-// instance (a subset, one architecture) skip it.
+// KV; at once without the lead with fp8 KV at d112), both paths
+// (run_qq_bias_widths). Builds without such an instance (a subset, one
+// architecture) skip it.
 TEST(Edges, QQBiasSixteenRowGenericTiles) {
   int instances = 0;
   for (const InstanceRow& r : all_rows()) {
@@ -309,29 +343,30 @@ TEST(Edges, QQBiasSixteenRowGenericTiles) {
       continue;
     if (r.head_size != 64 && r.head_size != 112 && r.head_size != 256) continue;
     ++instances;
-    for (int w : {1, 2, 0})
-      for (int pad : {0, 1})
-        for (exec::Engine e : {exec::Engine::kTwin, exec::Engine::kIsa}) {
-          uattn::testing::ProblemSpec s = base();
-          s.head_size = r.head_size;
-          s.kv_dtype = r.kv_dtype;
-          if (s.kv_dtype == DType::fp8e4m3) { s.k_scale = 0.75f; s.v_scale = 1.25f; }
-          s.num_kv_heads = 2;
-          s.num_q_heads = 8;
-          s.block_size = 13;
-          s.head_pad = pad;
-          s.qq_bias = true;
-          s.qq_bias_stride = w;  // 0: the longest query (40)
-          s.seqs = {{40, 170}, {1, 90}, {17, 17}, {9, 268}};
-          const exec::RunResult res = run_instance(r, s, e, 3);
-          EXPECT_TRUE(res.ok) << r.name << " qq_bias width " << w << " head_pad " << pad << " engine "
-                              << engine_name(e) << ": " << res.error;
-          EXPECT_EQ(res.instance, r.name);
-        }
+    run_qq_bias_widths(r);
   }
   // The default matrix has 12 such instances (d64 / d112 / d256 x f16 / fp8 KV x
   // 2D / 3D; d256: 2 waves of 16 rows), 144 runs.
   if (instances == 0) GTEST_SKIP() << "no gfx950 generic 16-row instance with QQ-bias and f16 queries in this build";
+}
+
+// The QQ-bias of the gfx950 4-wave tiles (32 rows per wave): every such
+// instance with f16 queries, the generic ones (d64-d128, f16 / fp8 KV) and the
+// QQ-bias tile of block size 16. Where kQQ4W (attention_mfma.hpp) every score
+// tile's runs are loaded at once: ahead of the tile's K / V in the generic
+// tiles, in the tile in the prefetching block-size-16 tile; the 16-bit d64 and
+// d112 generic tiles load each score tile's runs in turn (run_qq_bias_widths).
+TEST(Edges, QQBiasFourWaveTiles) {
+  int instances = 0;
+  for (const InstanceRow& r : all_rows()) {
+    if (r.arch != Arch::gfx950 || r.path == Path::kReduce || r.waves != 4 || r.rows_per_wave != 32 ||
+        (r.features & kFeatQQBias) == 0 || r.q_dtype != DType::f16)
+      continue;
+    ++instances;
+    run_qq_bias_widths(r);
+  }
+  // The default matrix has 11 such instances (10 generic, 1 of block size 16), 126 runs.
+  if (instances == 0) GTEST_SKIP() << "no gfx950 4-wave instance with QQ-bias and f16 queries in this build";
 }
 
 // The key split of the gfx1030 8-wave window tile (the tile record's

@@ -617,18 +617,29 @@ struct AttnBodyMfma {
   // - One load per score (global_load_dword at its column; a key outside the
   //   row reads column 0 of its row, without the tensor the word
   //   cu_seqlens_q[0], and takes 0): the 4-wave tiles of a fixed block size
-  //   (with runs their boundary loop took 1061 -> 1096-1141 llvm-mca cycles),
-  //   the generic one-wave d192 tiles (runs spilled 2 VGPRs) and the generic 3D
-  //   fp8 KV d96 tile (runs took its interior loop 1001 -> 1076 cycles).
-  // The 16-row tiles of the runs form take every score tile's runs at once
-  // instead (kQQAll, below: qq_load, qq_select).
+  //   outside kQQ4W (in the d128 tile runs one score tile at a time took its
+  //   boundary loop 1061 -> 1096-1141 llvm-mca cycles), the generic one-wave
+  //   d192 tiles (runs spilled 2 VGPRs) and the generic 3D fp8 KV d96 tile
+  //   (runs took its interior loop 1001 -> 1076 cycles).
+  // The 16-row tiles of the runs form and the 4-wave tiles of kQQ4W take every
+  // score tile's runs at once instead (kQQAll, below: qq_load, qq_select).
   // Until then the one-wave tiles of a fixed block size and the generic 4-wave
   // tile loaded each bias under its own branch, one wait each, and the others
   // one load per score: boundary loops up to 4.1x their interior loop
   // (docs/performance.md, "QQ-bias in runs of 4 keys").
   static constexpr int kQQGroup = kAnyBlock && WAVES > 1 && HEAD == 64 && !kFp8 ? 2 : kAcc / 4;
+  // The 4-wave tiles (32 rows) whose runs are all loaded at once (kQQAll): in
+  // the generic tiles the runs of each score tile in their turn made four
+  // trips to memory more than the interior loop; ahead of the K / V loads
+  // (kQQAhead), llvm-mca (2D f16 / fp8 KV): d96 1552 -> 1319 / 1651 -> 1438
+  // cycles, d128 1653 -> 1562 / 1748 -> 1695, fp8 d112 2373 -> 1664; the
+  // d128 tile of block size 16 (it prefetches: the runs at once in compute)
+  // 1037 -> 964 (docs/performance.md, "Boundary tiles"). Not the 16-bit d64
+  // tile (167 -> 219 VGPR+AGPR: occupancy 3 -> 2) nor the 16-bit d112 tile
+  // (69 registers spilled).
+  static constexpr bool kQQ4W = WAVES > 1 && !kN16 && (kFp8 || (HEAD != 64 && HEAD != 112));
   static constexpr bool kQQRuns =
-      (kAnyBlock || WAVES == 1) && !(kAnyBlock && WAVES == 1 && (HEAD == 192 || (kFp8 && HEAD == 96 && P == Path::k3D)));
+      (kAnyBlock || WAVES == 1 || kQQ4W) && !(kAnyBlock && WAVES == 1 && (HEAD == 192 || (kFp8 && HEAD == 96 && P == Path::k3D)));
   // The runs form's offsets for the KV tile at key k0: w the width (0
   // without the tensor), row_off this lane's row (p_tok = 0: a spare row),
   // jl the jj of key_of(0, 0, part), lane_off the byte offset of that key.
@@ -725,10 +736,13 @@ struct AttnBodyMfma {
   // 1211, d256 (2 waves) 1400 -> 1315; all at once without the lead 722, 1219,
   // 1294, 1343. Not ahead in the fp8 KV tiles from d80 to d128 (their
   // element-load loops took 1093 -> 1841 cycles at d80, 1679 -> 3298 at d112)
-  // nor in the 2D f16 / bf16 d80 tile (873 -> 1010; 833 at once).
-  static constexpr bool kQQAll = kQQRuns && kAcc == 4;
+  // nor in the 2D f16 / bf16 d80 tile (873 -> 1010; 833 at once). Ahead in
+  // every 4-wave tile of kQQ4W that stages each tile in turn (the generic
+  // ones), fp8 KV and d80 included.
+  static constexpr bool kQQAll = kQQRuns && (kAcc == 4 || kQQ4W);
   static constexpr bool kQQAhead =
-      kQQAll && !kPrefetch && !(kFp8 && HEAD >= 80 && HEAD <= 128) && !(!kFp8 && HEAD == 80 && P == Path::k2D);
+      kQQAll && !kPrefetch &&
+      (kQQ4W || (!(kFp8 && HEAD >= 80 && HEAD <= 128) && !(!kFp8 && HEAD == 80 && P == Path::k2D)));
   struct QQRaw {
     dl::vec<uint32_t, 4> x[kST][kAcc / 4];  // run g / 4 of score tile st
   };
