@@ -617,10 +617,11 @@ struct AttnBodyMfma {
   // - One load per score (global_load_dword at its column; a key outside the
   //   row reads column 0 of its row, without the tensor the word
   //   cu_seqlens_q[0], and takes 0): the 4-wave tiles of a fixed block size
-  //   outside kQQ4W (in the d128 tile runs one score tile at a time took its
-  //   boundary loop 1061 -> 1096-1141 llvm-mca cycles), the generic one-wave
-  //   d192 tiles (runs spilled 2 VGPRs) and the generic 3D fp8 KV d96 tile
-  //   (runs took its interior loop 1001 -> 1076 cycles).
+  //   outside kQQ4W (16-bit d64 / d112; none in the default matrix, not
+  //   measured: in the d128 one, in kQQ4W now, runs one score tile at a time
+  //   took its boundary loop 1061 -> 1096-1141 llvm-mca cycles), the generic
+  //   one-wave d192 tiles (runs spilled 2 VGPRs) and the generic 3D fp8 KV d96
+  //   tile (runs took its interior loop 1001 -> 1076 cycles).
   // The 16-row tiles of the runs form and the 4-wave tiles of kQQ4W take every
   // score tile's runs at once instead (kQQAll, below: qq_load, qq_select).
   // Until then the one-wave tiles of a fixed block size and the generic 4-wave
@@ -629,8 +630,8 @@ struct AttnBodyMfma {
   // (docs/performance.md, "QQ-bias in runs of 4 keys").
   static constexpr int kQQGroup = kAnyBlock && WAVES > 1 && HEAD == 64 && !kFp8 ? 2 : kAcc / 4;
   // The 4-wave tiles (32 rows) whose runs are all loaded at once (kQQAll): in
-  // the generic tiles the runs of each score tile in their turn made four
-  // trips to memory more than the interior loop; ahead of the K / V loads
+  // the generic tiles the runs of each score tile in their turn made a trip
+  // to memory per score tile that the interior loop does not; ahead of the K / V loads
   // (kQQAhead), llvm-mca (2D f16 / fp8 KV): d96 1552 -> 1319 / 1651 -> 1438
   // cycles, d128 1653 -> 1562 / 1748 -> 1695, fp8 d112 2373 -> 1664; the
   // d128 tile of block size 16 (it prefetches: the runs at once in compute)
