@@ -156,6 +156,18 @@ Engine engine_from_env() {
   throw std::invalid_argument(std::string("UATTN_ENGINE = '") + e + "': expected 'twin' or 'isa'");
 }
 
+const char* engine_name(Engine e) { return e == Engine::kIsa ? "isa" : "twin"; }
+
+RunOptions instance_options(const InstanceRow& r, Engine engine, int segments) {
+  RunOptions o;
+  o.arch = r.arch;
+  o.engine = engine;
+  o.select.filter = r.name;
+  o.select.path = r.path == Path::k3D ? ForcePath::k3D : ForcePath::k2D;
+  if (r.path == Path::k3D) o.select.num_segments = segments;
+  return o;
+}
+
 RunResult run_problem(testing::Problem& prob, const RunOptions& opt) {
   RunResult res;
   const ProblemDesc desc = describe_problem(prob, opt.arch, opt.num_cus);

@@ -39,6 +39,8 @@ enum class Engine { kTwin, kIsa };
 // The engine named by $UATTN_ENGINE ("twin" or "isa"; unset: twin). Throws
 // std::invalid_argument naming the value otherwise.
 Engine engine_from_env();
+// "twin" / "isa" (the names engine_from_env reads).
+const char* engine_name(Engine e);
 
 // The code object of `arch` built with this test binary (uattn_<arch>.co of the
 // build), loaded once; throws std::runtime_error when it cannot be read.
@@ -59,6 +61,11 @@ struct RunOptions {
   bool use_tolerance_override = false;
   Tolerance tol{0, 0};
 };
+
+// Options that run instance `r` alone (the selector's filter is its name) on
+// its own path with `engine`; a 3D instance with `segments` segments (0: the
+// selector's count).
+RunOptions instance_options(const InstanceRow& r, Engine engine, int segments);
 
 struct RunResult {
   bool ok = false;          // selected, launched, every element within tolerance

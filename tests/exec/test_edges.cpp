@@ -57,16 +57,8 @@ exec::RunResult run(const uattn::testing::ProblemSpec& s, Arch a, ForcePath path
 // 3D with `segments` segments); the result names the instance that ran.
 exec::RunResult run_instance(const InstanceRow& r, const uattn::testing::ProblemSpec& s, exec::Engine e, int segments) {
   auto prob = uattn::testing::make_problem(s, exec::guarded_allocator());
-  exec::RunOptions o;
-  o.arch = r.arch;
-  o.engine = e;
-  o.select.filter = r.name;
-  o.select.path = r.path == Path::k3D ? ForcePath::k3D : ForcePath::k2D;
-  if (r.path == Path::k3D) o.select.num_segments = segments;
-  return exec::run_problem(*prob, o);
+  return exec::run_problem(*prob, exec::instance_options(r, e, segments));
 }
-
-const char* engine_name(exec::Engine e) { return e == exec::Engine::kIsa ? "isa" : "twin"; }
 
 TEST(Edges, CacheOffsetsBeyond32Bits) {
   for (Arch a : archs())
@@ -322,7 +314,7 @@ void run_qq_bias_widths(const InstanceRow& r) {
       for (exec::Engine e : {exec::Engine::kTwin, exec::Engine::kIsa}) {
         const exec::RunResult res = run_instance(r, qq_bias_problem(r, w, pad), e, 3);
         EXPECT_TRUE(res.ok) << r.name << " qq_bias width " << w << " head_pad " << pad << " engine "
-                            << engine_name(e) << ": " << res.error;
+                            << exec::engine_name(e) << ": " << res.error;
         EXPECT_EQ(res.instance, r.name);
       }
     }
@@ -400,7 +392,7 @@ TEST(Edges, KeySplitWorkgroups) {
           s.seqs = {{1, 5}, {1, 600}, {3, 47}, {9, 300}, {1, 33}};
           const exec::RunResult res = run_instance(r, s, e, 1);  // key_split rows: 2D
           EXPECT_TRUE(res.ok) << r.name << " qpk " << qpk << " window " << window << " engine "
-                              << engine_name(e) << ": " << res.error;
+                              << exec::engine_name(e) << ": " << res.error;
           EXPECT_EQ(res.instance, r.name);
         }
   }
@@ -449,7 +441,7 @@ TEST(Edges, MaskedTilesBesideUnwrittenSlots) {
           s.seqs = {{5, 77}, {45, 103}, {1, 50}, {17, 17}, {2, 130}, {1, 55}};
           const exec::RunResult res = run_instance(r, s, e, 2);
           EXPECT_TRUE(res.ok) << r.name << " window " << window << " kv_layout " << layout << " engine "
-                              << engine_name(e) << ": " << res.error;
+                              << exec::engine_name(e) << ": " << res.error;
           EXPECT_EQ(res.instance, r.name);
         }
   }

@@ -109,14 +109,12 @@ TEST_P(Instance, MatchesReference) {
   for (int idx = 0; idx < 3; ++idx) {
     const uattn::testing::ProblemSpec spec = spec_for(*r, idx, h);
     auto prob = uattn::testing::make_problem(spec, exec::guarded_allocator());
-    exec::RunOptions o;
-    o.arch = r->arch;
 #ifdef UATTN_TEST_ENGINE_ISA
-    o.engine = exec::Engine::kIsa;
+    const exec::Engine engine = exec::Engine::kIsa;
+#else
+    const exec::Engine engine = exec::Engine::kTwin;
 #endif
-    o.select.filter = r->name;
-    o.select.path = r->path == Path::k3D ? ForcePath::k3D : ForcePath::k2D;
-    if (r->path == Path::k3D) o.select.num_segments = idx == 0 ? 0 : idx == 1 ? 3 : 7;  // 7 > tiles: empty segments
+    const exec::RunOptions o = exec::instance_options(*r, engine, idx == 0 ? 0 : idx == 1 ? 3 : 7);  // 3D: 7 > tiles: empty segments
     const exec::RunResult res = exec::run_problem(*prob, o);
     EXPECT_TRUE(res.ok) << "problem " << idx << ": " << res.error;
     EXPECT_EQ(res.instance, r->name) << "problem " << idx;
