@@ -451,6 +451,41 @@ TEST(Edges, MaskedTilesBesideUnwrittenSlots) {
   if (instances == 0) GTEST_SKIP() << "no gfx950 d256 4-wave or one-compare window instance in this build";
 }
 
+// The boundary tiles' keep mask as bits of a tile's 64 keys in two 32-bit
+// words (attention_mfma.hpp kKeepBits): every gfx950 window instance (the
+// generic ones with f16 queries), windows of 5, 33 and 65 keys (within a word,
+// across one word edge, wider than the tile), a 70-token prefill behind 58
+// keys of context (its rows' causal and window bounds fall on every key of
+// their tiles), a decode and a sequence without context; twin and code object.
+TEST(Edges, MaskBitsAcrossWordEdges) {
+  int instances = 0;
+  for (const InstanceRow& r : all_rows()) {
+    if (r.arch != Arch::gfx950 || r.path == Path::kReduce || (r.features & kFeatWindow) == 0) continue;
+    if (r.block_size == 0 && r.q_dtype != DType::f16) continue;
+    ++instances;
+    for (int window : {5, 33, 65})
+      for (exec::Engine e : {exec::Engine::kTwin, exec::Engine::kIsa}) {
+        uattn::testing::ProblemSpec s{};
+        s.q_dtype = s.out_dtype = r.q_dtype;
+        s.kv_dtype = r.kv_dtype;
+        if (r.kv_dtype == DType::fp8e4m3) { s.k_scale = 0.75f; s.v_scale = 1.25f; }
+        s.head_size = r.head_size;
+        s.block_size = r.block_size != 0 ? r.block_size : 13;
+        s.num_kv_heads = 1;
+        s.num_q_heads = 2;
+        s.window = window;
+        s.sinks = (r.features & kFeatSinks) != 0;
+        s.seed = (uint64_t)(r.head_size * 131 + window);
+        s.seqs = {{70, 128}, {1, 100}, {33, 33}};
+        const exec::RunResult res = run_instance(r, s, e, 2);
+        EXPECT_TRUE(res.ok) << r.name << " window " << window << " engine " << exec::engine_name(e) << ": "
+                            << res.error;
+        EXPECT_EQ(res.instance, r.name);
+      }
+  }
+  if (instances == 0) GTEST_SKIP() << "no gfx950 window instance in this build";
+}
+
 TEST(Edges, NoSequencesIsANoOp) {
   for (Arch a : archs()) {
     uattn::testing::ProblemSpec s = base();

@@ -180,6 +180,7 @@ struct AttnBodyMfma {
   // d96 tile the same cycles, 2 more VGPRs at the same occupancy); not with
   // softcap (the d128 window + softcap tile 826 -> 880), in the 2D one-wave
   // 16-bit KV tiles (d96 543 -> 582) or the 4-wave fp8 KV tiles (701 -> 708).
+  // Where kKeepBits (below) is on, its bits replace the compare.
   static constexpr bool kWinSpan = (FEATS & kFeatWindow) != 0 && (FEATS & kFeatSoftcap) == 0 &&
                                    (WAVES == 1 ? (P == Path::k3D || sizeof(KVT) == 1) : sizeof(KVT) != 1);
   // Masked staging of the multi-wave tiles that stage each tile in turn and
@@ -192,6 +193,34 @@ struct AttnBodyMfma {
   // addresses took the registers of the loads in flight, and the loop waited
   // for each load in turn: 976 llvm-mca cycles against its interior loop's
   // 608 (docs/performance.md, "Boundary tiles").
+  // The boundary tile's keep mask as bits of the tile's keys (compute:
+  // KeyBits, mask_at): per score a bit-field extract and insert instead of a
+  // compare per bound (two with a window, their AND) and a select. llvm-mca,
+  // boundary loops (docs/performance.md, "Boundary tiles"): the 2D d128
+  // window 128 x 64 tile 760 -> 659 cycles, d64 window + sinks 551 -> 487, the
+  // generic one-wave fp8 KV d112 tile 1609 -> 1199, the d128 128 x 64 tile
+  // 641 -> 608. Not where it measured slower or spilled: the 4-wave ALiBi
+  // tile (892 -> 1.65x its interior loop), the generic 4-wave tiles but
+  // d64 and fp8 KV d80 (17-20 VGPRs spilled at d112 / d128), the generic
+  // one-wave 16-bit d128 tile (1211 -> 1438), the one-wave d192 / d256 tiles
+  // (d256 window 1128 -> 1184; window + softcap spilled), the d64 128 x 64
+  // tile without a window (479 -> 503) and the d96 one-wave window tile
+  // (543 -> 573).
+  static constexpr bool kKeepBits = BN <= 64 && !(kAlibi && !kAnyBlock) &&
+                                    !(kAnyBlock && WAVES > 1 && !(HEAD == 64 || (kFp8 && HEAD == 80))) &&
+                                    !(kAnyBlock && WAVES == 1 && HEAD == 128 && !kFp8) &&
+                                    !(!kAnyBlock && WAVES == 1 && HEAD >= 192) &&
+                                    !(!kAnyBlock && WAVES > 1 && HEAD == 64 && !kWin) &&
+                                    !(!kAnyBlock && WAVES == 1 && HEAD == 96 && kWin);
+  // The QQ-bias range check 0 <= jj < width of the runs form at once
+  // (qq_select) as bits of the tile's keys, a bit-field extract and an AND
+  // per score: llvm-mca, the generic d128 4-wave boundary loops 1562 -> 1479
+  // cycles, fp8 KV d128 1695 / 1603 -> 1587 / 1501, the QQ-bias 128 x 64 tile
+  // 964 -> 905 (with kKeepBits), the one-wave fp8 KV d128 tile 2252 -> 2041.
+  // Not in the other tiles: slower there (on top of kKeepBits: fp8 KV 4-wave
+  // d80 1489 -> 2062, d112 1666 -> 2148; 16-bit one-wave d64 631 -> 660).
+  static constexpr bool kQQBits = BN <= 64 && ((WAVES > 1 && (HEAD == 128 || (kFp8 && HEAD == 64))) ||
+                                                (WAVES == 1 && kFp8 && HEAD >= 80 && HEAD <= 128));
   static constexpr bool kZeroMasked = WAVES > 1 && !kPrefetch && !kKDirect && BLOCK > 0 && kUK > 1 &&
                                       BLOCK % kUK == 0 && (FEATS & kFeatAlibi) == 0;
   using CT = QT;  // LDS / MFMA dtype; fp8 KV is widened exactly into it
@@ -212,6 +241,23 @@ struct AttnBodyMfma {
     if constexpr (kN16) return key_of(st, i & 3, i >> 2);
     return 32 * st + ((i & 3) | ((i & 4) << 1) | ((i & 8) >> 1) | (i & 16));
   }
+  // Bits over a KV tile's key offsets k = key_of(st, r, 0) (all below 64
+  // where BN <= 64): bit k of w[k / 32] set when l <= k < h, both bounds
+  // clamped to [0, 64] by the caller (as int, or through int64_t where they
+  // may leave the int range). sel(k): that bit sign-extended to 0 or all ones
+  // (v_bfe_i32 of a compile-time k), to keep or clear a value in one
+  // bit-field insert or AND (v_bfi_b32, v_and_b32).
+  struct KeyBits {
+    uint32_t w[2];
+    UATTN_INLINE KeyBits(int l, int h) {
+      const uint64_t upto = h == 64 ? ~0ull : (1ull << h) - 1ull;
+      const uint64_t m = h > l ? upto & ~((1ull << l) - 1ull) : 0ull;  // l < 64 where h > l
+      w[0] = (uint32_t)m;
+      w[1] = (uint32_t)(m >> 32);
+    }
+    UATTN_INLINE uint32_t sel(int k) const { return (uint32_t)((int32_t)(w[k >> 5] << (31 - (k & 31))) >> 31); }
+  };
+
   // LDS element offsets within a stage: K [key][dim] (rows of kKRow) and V^T
   // [dim][key] (rows of kVRow). With the record's lds_swizzle each row's
   // 8-element (16-byte) chunks are stored in an XOR-swizzled order, so that
@@ -677,6 +723,13 @@ struct AttnBodyMfma {
       qb[e] = in ? b : 0.0f;
     }
   }
+  // kQQBits: the range check as in_bits (0 <= jl + k < w for key offset k).
+  UATTN_INLINE static void qq_run_select_bits(const QQAt& a, int kc, const dl::vec<uint32_t, 4>& x, float* qb,
+                                              const KeyBits& in_bits) {
+    const bool before = (int32_t)(a.lane_off + 4u * (uint32_t)kc) < 0;  // as at the load
+    UATTN_UNROLL
+    for (int e = 0; e < 4; ++e) qb[e] = dl::bits_as_float(x[before ? 0 : e] & in_bits.sel(kc + e));
+  }
   UATTN_INLINE static void qq_bias(const Ctx& c, int k0, int st, float (&qb)[kAcc]) {
     const AttnParams& p = *c.p;
     const bool on = p.qq_bias != nullptr;
@@ -758,10 +811,19 @@ struct AttnBodyMfma {
   }
   UATTN_INLINE static void qq_select(const Ctx& c, int k0, const QQRaw& q, float (&qb)[kST][kAcc]) {
     const QQAt a = qq_at(c, k0, qq_width(*c.p));
-    UATTN_UNROLL
-    for (int st = 0; st < kST; ++st)
+    if constexpr (kQQBits) {
+      const int64_t lo = -(int64_t)a.jl, hi = (int64_t)a.w - a.jl;  // 0 <= jl + k < w
+      const KeyBits in_bits(lo < 0 ? 0 : (lo > 64 ? 64 : (int)lo), hi < 0 ? 0 : (hi > 64 ? 64 : (int)hi));
       UATTN_UNROLL
-      for (int g = 0; g < kAcc; g += 4) qq_run_select(a, key_of(st, g, 0), q.x[st][g / 4], qb[st] + g);
+      for (int st = 0; st < kST; ++st)
+        UATTN_UNROLL
+        for (int g = 0; g < kAcc; g += 4) qq_run_select_bits(a, key_of(st, g, 0), q.x[st][g / 4], qb[st] + g, in_bits);
+    } else {
+      UATTN_UNROLL
+      for (int st = 0; st < kST; ++st)
+        UATTN_UNROLL
+        for (int g = 0; g < kAcc; g += 4) qq_run_select(a, key_of(st, g, 0), q.x[st][g / 4], qb[st] + g);
+    }
   }
 
   // ---- scores, online softmax, P.V for one staged tile ----------------------
@@ -895,6 +957,20 @@ struct AttnBodyMfma {
       if constexpr (kWinSpan) return (uint32_t)kr - (uint32_t)lo_rel <= span;
       return kr <= hi_rel && (!kWin || kr >= lo_rel);
     };
+    // kKeepBits: the lane's keep bits, bit k of kb[k / 32] set when lo_rel <=
+    // k <= hi_rel (k < 64: every key_of(st, r, 0) of the tile), built once
+    // per tile; a score then takes a sign-extended bit-field extract (0 or all
+    // ones: v_bfe_i32) and a bit-field insert of -inf (v_bfi_b32).
+    [[maybe_unused]] const KeyBits kb(kKeepBits ? (lo_rel < 0 ? 0 : (lo_rel > 64 ? 64 : lo_rel)) : 0,
+                                      kKeepBits ? (hi_rel < 0 ? 0 : (hi_rel > 63 ? 64 : hi_rel + 1)) : 0);
+    const auto mask_at = [&](int st, int r, float v) {
+      if constexpr (kKeepBits) {
+        const uint32_t sel = kb.sel(key_of(st, r, 0));  // a compile-time key offset
+        return dl::bits_as_float((dl::float_as_bits(v) & sel) | (0xff800000u & ~sel));
+      } else {
+        return keep_at(st, r) ? v : kNegInf;
+      }
+    };
     // Without position-dependent terms (softcap, ALiBi, QQ-bias): the max of
     // the raw dot products (masked ones -inf), scaled once (qk_log2 > 0:
     // dispatch/src/validate.cpp rule_scalars requires positive scales).
@@ -904,7 +980,7 @@ struct AttnBodyMfma {
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
         for (int r = 0; r < kAcc; ++r) {
-          if constexpr (kMasked) sc[st][r] = keep_at(st, r) ? sc[st][r] : kNegInf;
+          if constexpr (kMasked) sc[st][r] = mask_at(st, r, sc[st][r]);
           mx = vmax(mx, sc[st][r]);
         }
       mx *= c.qk_log2;
@@ -949,9 +1025,8 @@ struct AttnBodyMfma {
             }
             if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
             if constexpr (kMasked) {
-              const bool keep = keep_at(st, r);
               if constexpr (kQQM) v = __builtin_fmaf(kQQAll ? qbt[st][r] : qb[r - r0], kLog2e, v);
-              v = keep ? v : kNegInf;
+              v = mask_at(st, r, v);
             }
             sc[st][r] = v;
             mx = vmax(mx, v);
