@@ -41,11 +41,11 @@ static_assert(K::kShared, "FAULT_SHARED needs the tile that shares K / V through
 // gfx950's 4-wave d256 tile (128 x 32, block size 16, sliding window): each
 // tile staged in turn, the masked staging with a unit's own slots and V zeroed
 // outside the workgroup's keys (attention_mfma.hpp kZeroMasked), the window
-// mask as one unsigned compare (kWinSpan).
+// mask as keep bits (kKeepBits).
 constexpr int kHead = 256, kBlock = 16;
 constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d256_b16_win_m128n32w4_tile;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow, kTile>;
-static_assert(K::kZeroMasked && K::kWinSpan, "FAULT_WIDE needs the 4-wave d256 window tile");
+static_assert(K::kZeroMasked && K::kKeepBits, "FAULT_WIDE needs the 4-wave d256 window tile");
 #elif defined(FAULT_ROWS32)
 // gfx950's 32-row one-wave tile (v_mfma_f32_32x32x16): 2D d64, block size 16,
 // sliding window (the generic d64 tile has 16 rows).

@@ -199,13 +199,14 @@ struct AttnBodyMfma {
   // boundary loops (docs/performance.md, "Boundary tiles"): the 2D d128
   // window 128 x 64 tile 760 -> 659 cycles, d64 window + sinks 551 -> 487, the
   // generic one-wave fp8 KV d112 tile 1609 -> 1199, the d128 128 x 64 tile
-  // 641 -> 608. Not where it measured slower or spilled: the 4-wave ALiBi
-  // tile (892 -> 1.65x its interior loop), the generic 4-wave tiles but
-  // d64 and fp8 KV d80 (17-20 VGPRs spilled at d112 / d128), the generic
-  // one-wave 16-bit d128 tile (1211 -> 1438), the one-wave d192 / d256 tiles
-  // (d256 window 1128 -> 1184; window + softcap spilled), the d64 128 x 64
-  // tile without a window (479 -> 503) and the d96 one-wave window tile
-  // (543 -> 573).
+  // 641 -> 608. Not where it measured slower or spilled: the ALiBi tiles of
+  // a fixed block size (the 4-wave one 892 -> 1.65x its interior loop; the
+  // one-wave ones not tried), the generic 4-wave tiles but d64 and fp8 KV
+  // d80 (17-20 VGPRs spilled at d112 / d128), the generic one-wave 16-bit
+  // d128 tile (1211 -> 1438), the one-wave d192 / d256 tiles of a fixed
+  // block size (d256 window 1128 -> 1184; window + softcap spilled), the d64
+  // 128 x 64 tile without a window (479 -> 503) and the d96 one-wave window
+  // tile (543 -> 573).
   static constexpr bool kKeepBits = BN <= 64 && !(kAlibi && !kAnyBlock) &&
                                     !(kAnyBlock && WAVES > 1 && !(HEAD == 64 || (kFp8 && HEAD == 80))) &&
                                     !(kAnyBlock && WAVES == 1 && HEAD == 128 && !kFp8) &&
