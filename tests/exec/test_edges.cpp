@@ -413,7 +413,9 @@ TEST(Edges, KeySplitWorkgroups) {
 // and partly written one, so their slots hold NaN), qpk 3 (rows not a multiple
 // of block_m: spare rows), both cache layouts; each instance forced, on the
 // twin and on the shipped code object in the emulator. Builds without such an
-// instance skip it.
+// instance skip it. The generic instances (block size 0), whose 4-wave d96 /
+// d128 / fp8 KV d112 tiles take kWinSpan too, are run with windows and spare
+// rows by Edges.MaskBitsAcrossWordEdges.
 TEST(Edges, MaskedTilesBesideUnwrittenSlots) {
   int instances = 0;
   for (const InstanceRow& r : all_rows()) {

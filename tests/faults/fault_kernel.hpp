@@ -46,6 +46,23 @@ constexpr int kHead = 256, kBlock = 16;
 constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d256_b16_win_m128n32w4_tile;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow, kTile>;
 static_assert(K::kZeroMasked && K::kKeepBits, "FAULT_WIDE needs the 4-wave d256 window tile");
+#elif defined(FAULT_ALIBI)
+// gfx950's 4-wave d128 ALiBi tile (128 x 64, block size 16): ALiBi's distance
+// from a per-tile base (attention_mfma.hpp kAlibiBase), one block_table read
+// per staging unit in its boundary tiles. The problem has ALiBi, no window.
+constexpr int kHead = 128, kBlock = 16;
+constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d128_b16_alibi_m128n64w4_tile;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatAlibi, kTile>;
+static_assert(K::kThreads / K::kWave == 4, "FAULT_ALIBI needs the 4-wave ALiBi tile");
+#elif defined(FAULT_GEN4W)
+// gfx950's generic 4-wave d128 tile (128 x 64, any block size, every feature):
+// the window mask as one unsigned compare per score (attention_mfma.hpp
+// kWinSpan), not as keep bits. The problem has a softcap beside the window, so
+// the tile runs its every-feature loop.
+constexpr int kHead = 128, kBlock = 13;
+constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d128_bany_all_m128n64w4_tile;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, kTile>;
+static_assert(K::kWinSpan && !K::kKeepBits, "FAULT_GEN4W needs the generic 4-wave tile with the one-compare window mask");
 #elif defined(FAULT_ROWS32)
 // gfx950's 32-row one-wave tile (v_mfma_f32_32x32x16): 2D d64, block size 16,
 // sliding window (the generic d64 tile has 16 rows).

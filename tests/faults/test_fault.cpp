@@ -44,6 +44,12 @@ Outcome run_once() {
   s.num_q_heads = 6;  // qpk 3: rows do not fill the last wave
   s.seqs = {{5, 70}, {1, 40}, {0, 3}};
   s.window = 20;
+#if defined(FAULT_ALIBI)
+  s.window = 0;  // the ALiBi tile has no window
+  s.alibi = true;
+#elif defined(FAULT_GEN4W)
+  s.softcap = 30.0f;  // the generic tile's every-feature loop (the window compare beside softcap)
+#endif
   s.seed = 7;
 #if defined(FAULT_EXPECT_MISALIGNED)
   s.head_pad = 1;  // odd row strides: no 8-element alignment

@@ -180,9 +180,17 @@ struct AttnBodyMfma {
   // d96 tile the same cycles, 2 more VGPRs at the same occupancy); not with
   // softcap (the d128 window + softcap tile 826 -> 880), in the 2D one-wave
   // 16-bit KV tiles (d96 543 -> 582) or the 4-wave fp8 KV tiles (701 -> 708).
+  // In the generic 4-wave d96 / d128 tiles (softcap in the loop, 16-bit and
+  // fp8 KV) it is faster: boundary loops d128 1479 -> 1458, fp8 KV d128 1501
+  // -> 1477, d96 1319 -> 1298, fp8 KV d96 1438 -> 1410; and in the fp8 KV
+  // d112 one with kQQBitsOf (the full-row loop 1514 -> 1487, the element-load
+  // loop 1664 -> 1681); not in the 16-bit d112 one (a VGPR spilled). (The
+  // generic 4-wave d64 / d80 tiles take the keep bits.)
   // Where kKeepBits (below) is on, its bits replace the compare.
-  static constexpr bool kWinSpan = (FEATS & kFeatWindow) != 0 && (FEATS & kFeatSoftcap) == 0 &&
-                                   (WAVES == 1 ? (P == Path::k3D || sizeof(KVT) == 1) : sizeof(KVT) != 1);
+  static constexpr bool kWinSpan =
+      (FEATS & kFeatWindow) != 0 &&
+      ((kAnyBlock && WAVES > 1 && (HEAD == 96 || HEAD == 128 || (HEAD == 112 && sizeof(KVT) == 1))) ||
+       ((FEATS & kFeatSoftcap) == 0 && (WAVES == 1 ? (P == Path::k3D || sizeof(KVT) == 1) : sizeof(KVT) != 1)));
   // Masked staging of the multi-wave tiles that stage each tile in turn and
   // K in LDS, with units of several keys in one cache block (the d256 128 x 32
   // tile): a unit keeps its unclamped slots in the clamped block (cache memory
@@ -201,14 +209,15 @@ struct AttnBodyMfma {
   // generic one-wave fp8 KV d112 tile 1609 -> 1199, the d128 128 x 64 tile
   // 641 -> 608. Not where it measured slower or spilled: the ALiBi tiles of
   // a fixed block size (the 4-wave one 892 -> 1.65x its interior loop; the
-  // one-wave ones not tried), the generic 4-wave tiles but d64 and fp8 KV
-  // d80 (17-20 VGPRs spilled at d112 / d128), the generic one-wave 16-bit
+  // one-wave ones not tried), the generic 4-wave tiles but d64 and d80
+  // (17-20 VGPRs spilled at d112 / d128; the 16-bit d80 tile spilled 3 before
+  // kQQBitsOf, and with it takes 1521 -> 1410 cycles), the generic one-wave 16-bit
   // d128 tile (1211 -> 1438), the one-wave d192 / d256 tiles of a fixed
   // block size (d256 window 1128 -> 1184; window + softcap spilled), the d64
   // 128 x 64 tile without a window (479 -> 503) and the d96 one-wave window
   // tile (543 -> 573).
   static constexpr bool kKeepBits = BN <= 64 && !(kAlibi && !kAnyBlock) &&
-                                    !(kAnyBlock && WAVES > 1 && !(HEAD == 64 || (kFp8 && HEAD == 80))) &&
+                                    !(kAnyBlock && WAVES > 1 && !(HEAD == 64 || HEAD == 80)) &&
                                     !(kAnyBlock && WAVES == 1 && HEAD == 128 && !kFp8) &&
                                     !(!kAnyBlock && WAVES == 1 && HEAD >= 192) &&
                                     !(!kAnyBlock && WAVES > 1 && HEAD == 64 && !kWin) &&
@@ -222,6 +231,14 @@ struct AttnBodyMfma {
   // d80 1489 -> 2062, d112 1666 -> 2148; 16-bit one-wave d64 631 -> 660).
   static constexpr bool kQQBits = BN <= 64 && ((WAVES > 1 && (HEAD == 128 || (kFp8 && HEAD == 64))) ||
                                                 (WAVES == 1 && kFp8 && HEAD >= 80 && HEAD <= 128));
+  // Per loop variant (qq_select<kQQBitsOf<kAligned>>): also the generic 4-wave
+  // d80 tiles' full-row loops and the 16-bit one's element-load loop (16-bit
+  // d80 1521 / 1522 -> 1424 / 1422 cycles, fp8 KV d80 1445 -> 1428), and the
+  // generic 4-wave fp8 KV d112 full-row loop (1620 -> 1514); not the fp8 KV
+  // element-load loops (d80 1487 -> 2065, d112 1664 -> 2150).
+  template <bool kAligned>
+  static constexpr bool kQQBitsOf =
+      kQQBits || (BN <= 64 && kAnyBlock && WAVES > 1 && (HEAD == 80 || (kFp8 && HEAD == 112)) && (kAligned || !kFp8));
   static constexpr bool kZeroMasked = WAVES > 1 && !kPrefetch && !kKDirect && BLOCK > 0 && kUK > 1 &&
                                       BLOCK % kUK == 0 && (FEATS & kFeatAlibi) == 0;
   using CT = QT;  // LDS / MFMA dtype; fp8 KV is widened exactly into it
@@ -343,6 +360,7 @@ struct AttnBodyMfma {
     float qk;                 // softmax_scale * k_scale
     float cap_b, cap_c, cap_e;  // softcap_tanh constants of the log2-domain logit (common.hpp; 0 when softcap is off)
     float slope_log2;         // ALiBi slope * log2(e) (0 without ALiBi)
+    float slope_raw;          // kAlibiRaw: ALiBi slope / qk, the bias in units of the raw dot product
     const int32_t* bt;
     const QT* qrow;           // this lane's Q row (a valid row of the workgroup for a spare lane)
     int bs;
@@ -451,7 +469,7 @@ struct AttnBodyMfma {
     // cycles, d192 1023 -> 839). In the tiles up to d128 and the 4-wave tiles
     // the reads ahead cost up to 52 cycles in most boundary loops
     // (docs/performance.md, "Boundary tiles").
-    constexpr bool kClampUnit = kClamp && BLOCK > 0 && BLOCK % kUK == 0 && (!kAlibi || WAVES == 1);
+    constexpr bool kClampUnit = kClamp && BLOCK > 0 && BLOCK % kUK == 0;
     constexpr bool kBtAhead = kClampUnit && WAVES == 1 && HEAD > 128;
     static_assert(kPart == 0 || (kClamp && kZeroMasked), "K or V alone: kZeroMasked's masked staging");
     [[maybe_unused]] int ub[kCount];
@@ -502,7 +520,8 @@ struct AttnBodyMfma {
         // kBtAhead), the one-wave ALiBi tiles included: with a read per key
         // their boundary loops cost 1.39-1.40x their interior loops, with one
         // per unit 1.05-1.09x in the same registers (docs/performance.md,
-        // "Boundary tiles"). Not the 4-wave ALiBi tile: it then spilled a VGPR.
+        // "Boundary tiles"); the 4-wave ALiBi tile too since its ALiBi term
+        // takes fewer registers (kAlibiBase).
         const int j0 = k0 + kUK * g;
         int b;
         int64_t blk;
@@ -659,8 +678,10 @@ struct AttnBodyMfma {
   //   leaves jj <= 0. That bias is the row's first; the run's other keys are
   //   masked or outside the row. The loads, a scheduling barrier, then the selects
   //   (without it the register allocator reused one register for every run, a
-  //   wait after each); the generic f16 / bf16 d64 4-wave tile in two halves
-  //   (kQQGroup; all at once took it from 167 to 170 VGPRs, occupancy 3 -> 2).
+  //   wait after each). The generic f16 / bf16 d64 4-wave tile took its runs in
+  //   two halves until its ALiBi distance took fewer registers (kAlibiBase):
+  //   at once they had taken it from 167 to 170 VGPRs (occupancy 3 -> 2); now
+  //   167 at occupancy 3, its boundary loops 1537 / 1539 -> 1388 / 1360 cycles.
   // - One load per score (global_load_dword at its column; a key outside the
   //   row reads column 0 of its row, without the tensor the word
   //   cu_seqlens_q[0], and takes 0): the 4-wave tiles of a fixed block size
@@ -675,7 +696,6 @@ struct AttnBodyMfma {
   // tile loaded each bias under its own branch, one wait each, and the others
   // one load per score: boundary loops up to 4.1x their interior loop
   // (docs/performance.md, "QQ-bias in runs of 4 keys").
-  static constexpr int kQQGroup = kAnyBlock && WAVES > 1 && HEAD == 64 && !kFp8 ? 2 : kAcc / 4;
   // The 4-wave tiles (32 rows) whose runs are all loaded at once (kQQAll): in
   // the generic tiles the runs of each score tile in their turn made a trip
   // to memory per score tile that the interior loop does not; ahead of the K / V loads
@@ -753,28 +773,24 @@ struct AttnBodyMfma {
       const uint32_t row_off = 4u * (uint32_t)c.p_tok * w;  // p_tok = 0: a spare row
       const int jl = k0 - c.w.ctx + 8 * c.part;            // jj of key_of(0, 0, part)
       const uint32_t lane_off = row_off + 4u * (uint32_t)jl;
+      dl::vec<uint32_t, 4> x[kAcc / 4];
       UATTN_UNROLL
-      for (int g0 = 0; g0 < kAcc; g0 += 4 * kQQGroup) {
-        dl::vec<uint32_t, 4> x[kAcc / 4];
+      for (int g = 0; g < kAcc; g += 4) {
+        const uint32_t off = lane_off + 4u * (uint32_t)key_of(st, g, 0);  // as int32: < 0 before the tensor
+        x[g / 4] = dl::ld_buf<4>(buf, (int32_t)off < 0 ? row_off : off);
+      }
+      dl::sched_barrier();
+      UATTN_UNROLL
+      for (int g = 0; g < kAcc; g += 4) {
+        const int kc = key_of(st, g, 0);
+        const bool before = (int32_t)(lane_off + 4u * (uint32_t)kc) < 0;  // as at the load (kept apart: one flag array
+                                                                           // across the barrier changed 24 kernels' code)
         UATTN_UNROLL
-        for (int g = g0; g < g0 + 4 * kQQGroup; g += 4) {
-          const uint32_t off = lane_off + 4u * (uint32_t)key_of(st, g, 0);  // as int32: < 0 before the tensor
-          x[g / 4] = dl::ld_buf<4>(buf, (int32_t)off < 0 ? row_off : off);
+        for (int e = 0; e < 4; ++e) {
+          const bool in = (uint32_t)(jl + kc + e) < w;
+          const float b = dl::bits_as_float(x[g / 4][before ? 0 : e]);
+          qb[g + e] = in ? b : 0.0f;
         }
-        dl::sched_barrier();
-        UATTN_UNROLL
-        for (int g = g0; g < g0 + 4 * kQQGroup; g += 4) {
-          const int kc = key_of(st, g, 0);
-          const bool before = (int32_t)(lane_off + 4u * (uint32_t)kc) < 0;  // as at the load (kept apart: one flag array
-                                                                             // across the barrier changed 24 kernels' code)
-          UATTN_UNROLL
-          for (int e = 0; e < 4; ++e) {
-            const bool in = (uint32_t)(jl + kc + e) < w;
-            const float b = dl::bits_as_float(x[g / 4][before ? 0 : e]);
-            qb[g + e] = in ? b : 0.0f;
-          }
-        }
-        if (g0 + 4 * kQQGroup < kAcc) dl::sched_barrier();
       }
     }
   }
@@ -810,9 +826,10 @@ struct AttnBodyMfma {
       UATTN_UNROLL
       for (int g = 0; g < kAcc; g += 4) q.x[st][g / 4] = qq_run_load(buf, a, key_of(st, g, 0));
   }
+  template <bool kBits>
   UATTN_INLINE static void qq_select(const Ctx& c, int k0, const QQRaw& q, float (&qb)[kST][kAcc]) {
     const QQAt a = qq_at(c, k0, qq_width(*c.p));
-    if constexpr (kQQBits) {
+    if constexpr (kBits) {
       const int64_t lo = -(int64_t)a.jl, hi = (int64_t)a.w - a.jl;  // 0 <= jl + k < w
       const KeyBits in_bits(lo < 0 ? 0 : (lo > 64 ? 64 : (int)lo), hi < 0 ? 0 : (hi > 64 ? 64 : (int)hi));
       UATTN_UNROLL
@@ -972,15 +989,41 @@ struct AttnBodyMfma {
         return keep_at(st, r) ? v : kNegInf;
       }
     };
+    // ALiBi's distance j - context_len (SPEC.md s.1 step 4) of score (st, r):
+    // a per-tile base (k0 + 8 part - context_len, as float) plus the score's
+    // compile-time key offset key_of(st, r, 0), added in float (exact while
+    // the base and the distance are below 2^24 in magnitude, as is the
+    // conversion of the int distance) instead of an int distance converted
+    // per score (kAlibiBase). llvm-mca, boundary / interior
+    // loops (docs/performance.md, "Boundary tiles"): the 4-wave d128 ALiBi
+    // tile 892 / 653 -> 803 / 631 cycles (with one block_table read per
+    // staging unit, kClampUnit; 256 -> 233 VGPRs), the generic 4-wave d64 /
+    // d80 / d96 tiles 1-4% faster in both loops. Not in the generic 4-wave
+    // d112 (a VGPR spilled; fp8 KV: 1664 -> 2199) and d128 tiles (faster, but
+    // the boundary loop 1.32x its interior loop) nor fp8 KV d80 (1487 -> 2053),
+    // nor the generic one-wave tiles (within 1%; the d192 interior loop moved
+    // 2109 -> 1872, its boundary loop not).
+    constexpr bool kAlibiBase =
+        kAlibi && (!kAnyBlock || (WAVES > 1 && (HEAD == 64 || HEAD == 96 || (HEAD == 80 && !kFp8))));
+    [[maybe_unused]] const float alibi_j0 = (float)(k0 + 8 * c.part - c.w.ctx);
     // Without position-dependent terms (softcap, ALiBi, QQ-bias): the max of
     // the raw dot products (masked ones -inf), scaled once (qk_log2 > 0:
-    // dispatch/src/validate.cpp rule_scalars requires positive scales).
-    const bool raw = !kCap && !kAlibi && !(kMasked && kQQ);
+    // dispatch/src/validate.cpp rule_scalars requires positive scales). ALiBi
+    // joins them in the one-wave tiles of a fixed block size (kAlibiRaw): the
+    // bias in raw units, s + (slope / qk) (j - context_len), one FMA, and the
+    // logit scaled with the maximum subtracted in pairs as in the plain tiles
+    // (llvm-mca, 2D d64 32 x 32 boundary / interior 475 / 436 -> 421 / 375
+    // cycles, 3D d128 756 / 723 -> 706 / 675). Not in the 4-wave ALiBi tile
+    // (its interior loop 653 -> 687, a VGPR spilled).
+    constexpr bool kAlibiRaw = kAlibi && !kAnyBlock && WAVES == 1;
+    const bool raw = !kCap && (!kAlibi || kAlibiRaw) && !(kMasked && kQQ);
     if (raw) {
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
         for (int r = 0; r < kAcc; ++r) {
+          if constexpr (kAlibiRaw)
+            sc[st][r] = __builtin_fmaf(c.slope_raw, alibi_j0 + (float)key_of(st, r, 0), sc[st][r]);
           if constexpr (kMasked) sc[st][r] = mask_at(st, r, sc[st][r]);
           mx = vmax(mx, sc[st][r]);
         }
@@ -992,18 +1035,19 @@ struct AttnBodyMfma {
       // loaded (qq_bias fills a score tile at once); elsewhere the grouping only
       // shapes the code, kept as the tiles had it (one by one in the lone-wave
       // and generic 4-wave tiles: with kAcc the 2D d64 ALiBi 32 x 32 tile's
-      // VGPRs moved 154 -> 152 and others' loops by a cycle).
+      // VGPRs moved 154 -> 152 and others' loops by a cycle, measured when that
+      // tile still took this loop; it takes the raw one now, kAlibiRaw).
       constexpr int kQG = kQQM || !((kPrefetch && WAVES == 1) || (kAnyBlock && WAVES > 1)) ? kAcc : 1;
       [[maybe_unused]] float qbt[kST][kAcc];  // kQQAll: the biases of every score tile
       if constexpr (kQQM && kQQAll) {
         if (kQQAhead && qpre != nullptr) {
-          qq_select(c, k0, *qpre, qbt);
+          qq_select<kQQBitsOf<kAligned>>(c, k0, *qpre, qbt);
         } else {
           QQRaw q;
           dl::sched_barrier();
           qq_load(c, k0, q);
           dl::sched_barrier();
-          qq_select(c, k0, q, qbt);
+          qq_select<kQQBitsOf<kAligned>>(c, k0, q, qbt);
         }
       }
       UATTN_UNROLL
@@ -1018,13 +1062,13 @@ struct AttnBodyMfma {
           }
           UATTN_UNROLL
           for (int r = r0; r < r0 + kQG; ++r) {
-            const int j = k0 + key_of(st, r, c.part);
             float v = sc[st][r] * c.qk_log2;
             if constexpr (kCap) {  // branch-free: both forms computed, one selected
               const float capped = softcap_tanh(sc[st][r], c.cap_b, c.cap_c, c.cap_e);
               v = cap_on ? capped : v;
             }
-            if constexpr (kAlibi) v += c.slope_log2 * (float)(j - c.w.ctx);
+            if constexpr (kAlibiBase) v = __builtin_fmaf(c.slope_log2, alibi_j0 + (float)key_of(st, r, 0), v);
+            else if constexpr (kAlibi) v += c.slope_log2 * (float)(k0 + key_of(st, r, c.part) - c.w.ctx);
             if constexpr (kMasked) {
               if constexpr (kQQM) v = __builtin_fmaf(kQQAll ? qbt[st][r] : qb[r - r0], kLog2e, v);
               v = mask_at(st, r, v);
@@ -1451,6 +1495,7 @@ struct AttnBodyMfma {
     c.slope_log2 = 0.0f;
     if constexpr (kAlibi) {
       if (p.alibi_slopes != nullptr) c.slope_log2 = p.alibi_slopes[c.head] * kLog2e;
+      c.slope_raw = c.slope_log2 / c.qk_log2;  // qk_log2 > 0 (dispatch/src/validate.cpp, rule_scalars)
     }
     c.bt = p.block_table + (int64_t)c.w.sq * p.block_table_stride;
     c.bs = BLOCK > 0 ? BLOCK : p.block_size;
