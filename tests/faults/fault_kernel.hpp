@@ -78,6 +78,15 @@ constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d256_bany_all_m16n32
 constexpr int kBlockM = kTile.block_m;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, kTile>;
 static_assert(K::kHSplit, "FAULT_HSPLIT needs the head-split tile");
+#elif defined(FAULT_HSPLIT8)
+// gfx950's generic d256 tile with fp8 KV: 16 rows, 2 waves that split the head;
+// a boundary tile issues its K / Q fragment loads ahead of its MFMAs
+// (attention_mfma.hpp kKAhead).
+constexpr int kHead = 256, kBlock = 13;
+constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_fp8_d256_bany_all_m16n32w2_tile;
+constexpr int kBlockM = kTile.block_m;
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::fp8e4m3, kHead, 0, kFeatAll, kTile>;
+static_assert(K::kHSplit, "FAULT_HSPLIT8 needs the head-split tile");
 #elif defined(FAULT_VSLICE)
 // gfx950's generic one-wave tile at d192: 16 rows, K read from memory, V^T
 // staged in two halves of the head (attention_mfma.hpp kVS).
@@ -100,7 +109,7 @@ constexpr const TileConfig& kTile = UATTN_FAULT_TILE_OF(uattn_gfx950_2d_f16_f16_
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, kTile>;
 #endif
 
-#if defined(FAULT_HSPLIT)
+#if defined(FAULT_HSPLIT) || defined(FAULT_HSPLIT8)
 constexpr int kRowsPerGroup = kBlockM;  // its waves own the same rows
 #else
 constexpr int kRowsPerGroup = K::kQW * (K::kThreads / K::kWave);

@@ -49,6 +49,10 @@ Outcome run_once() {
   s.alibi = true;
 #elif defined(FAULT_GEN4W)
   s.softcap = 30.0f;  // the generic tile's every-feature loop (the window compare beside softcap)
+#elif defined(FAULT_HSPLIT8)
+  s.kv_dtype = DType::fp8e4m3;  // the fp8 KV tile (kKAhead)
+  s.k_scale = 0.01f;
+  s.v_scale = 4.0f;
 #endif
   s.seed = 7;
 #if defined(FAULT_EXPECT_MISALIGNED)

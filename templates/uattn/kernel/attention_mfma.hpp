@@ -233,12 +233,15 @@ struct AttnBodyMfma {
                                                 (WAVES == 1 && kFp8 && HEAD >= 80 && HEAD <= 128));
   // Per loop variant (qq_select<kQQBitsOf<kAligned>>): also the generic 4-wave
   // d80 tiles' full-row loops and the 16-bit one's element-load loop (16-bit
-  // d80 1521 / 1522 -> 1424 / 1422 cycles, fp8 KV d80 1445 -> 1428), and the
-  // generic 4-wave fp8 KV d112 full-row loop (1620 -> 1514); not the fp8 KV
-  // element-load loops (d80 1487 -> 2065, d112 1664 -> 2150).
+  // d80 1521 / 1522 -> 1424 / 1422 cycles, fp8 KV d80 1445 -> 1428), the
+  // generic 4-wave fp8 KV d112 full-row loop (1620 -> 1514) and the generic
+  // 16-bit d64 4-wave tile, which loads one score tile's runs at a time
+  // (qq_bias<true>, the bits built once per KV tile: 1388 / 1360 -> 1349 /
+  // 1353); not the fp8 KV element-load loops (d80 1487 -> 2065, d112 1664 ->
+  // 2150).
   template <bool kAligned>
   static constexpr bool kQQBitsOf =
-      kQQBits || (BN <= 64 && kAnyBlock && WAVES > 1 && (HEAD == 80 || (kFp8 && HEAD == 112)) && (kAligned || !kFp8));
+      kQQBits || (BN <= 64 && kAnyBlock && WAVES > 1 && (HEAD == 64 || HEAD == 80 || (kFp8 && HEAD == 112)) && (kAligned || !kFp8));
   static constexpr bool kZeroMasked = WAVES > 1 && !kPrefetch && !kKDirect && BLOCK > 0 && kUK > 1 &&
                                       BLOCK % kUK == 0 && (FEATS & kFeatAlibi) == 0;
   using CT = QT;  // LDS / MFMA dtype; fp8 KV is widened exactly into it
@@ -261,9 +264,8 @@ struct AttnBodyMfma {
   }
   // Bits over a KV tile's key offsets k = key_of(st, r, 0) (all below 64
   // where BN <= 64): bit k of w[k / 32] set when l <= k < h, both bounds
-  // clamped to [0, 64] by the caller (as int, or through int64_t where they
-  // may leave the int range). sel(k): that bit sign-extended to 0 or all ones
-  // (v_bfe_i32 of a compile-time k), to keep or clear a value in one
+  // clamped to [0, 64] by the caller. sel(k): that bit sign-extended to 0 or
+  // all ones (v_bfe_i32 of a compile-time k), to keep or clear a value in one
   // bit-field insert or AND (v_bfi_b32, v_and_b32).
   struct KeyBits {
     uint32_t w[2];
@@ -660,7 +662,7 @@ struct AttnBodyMfma {
 
   // ---- QQ-bias of a masked tile ---------------------------------------------
   // SPEC.md s.1 step 5 adds qq_bias[p, jj] (jj = key - context_len) where
-  // 0 <= jj < width. qq_bias(c, k0, st, qb): the biases of score tile st of
+  // 0 <= jj < width. qq_bias(c, k0, st, qb, ...): the biases of score tile st of
   // the KV tile at key k0 (0 for a key outside [0, width)), loaded together
   // (one wait) between the caller's scheduling barriers. Two forms:
   // - Runs (kQQRuns): a lane's keys come in runs of 4 consecutive keys
@@ -751,7 +753,10 @@ struct AttnBodyMfma {
     UATTN_UNROLL
     for (int e = 0; e < 4; ++e) qb[e] = dl::bits_as_float(x[before ? 0 : e] & in_bits.sel(kc + e));
   }
-  UATTN_INLINE static void qq_bias(const Ctx& c, int k0, int st, float (&qb)[kAcc]) {
+  // kBits (runs form): the range check as in_bits, built once per KV tile
+  // by the caller (qq_in_bits).
+  template <bool kBits>
+  UATTN_INLINE static void qq_bias(const Ctx& c, int k0, int st, float (&qb)[kAcc], const KeyBits& in_bits) {
     const AttnParams& p = *c.p;
     const bool on = p.qq_bias != nullptr;
     const uint32_t w = qq_width(p);
@@ -787,9 +792,13 @@ struct AttnBodyMfma {
                                                                            // across the barrier changed 24 kernels' code)
         UATTN_UNROLL
         for (int e = 0; e < 4; ++e) {
-          const bool in = (uint32_t)(jl + kc + e) < w;
-          const float b = dl::bits_as_float(x[g / 4][before ? 0 : e]);
-          qb[g + e] = in ? b : 0.0f;
+          if constexpr (kBits) {
+            qb[g + e] = dl::bits_as_float(x[g / 4][before ? 0 : e] & in_bits.sel(kc + e));
+          } else {
+            const bool in = (uint32_t)(jl + kc + e) < w;
+            const float b = dl::bits_as_float(x[g / 4][before ? 0 : e]);
+            qb[g + e] = in ? b : 0.0f;
+          }
         }
       }
     }
@@ -826,12 +835,32 @@ struct AttnBodyMfma {
       UATTN_UNROLL
       for (int g = 0; g < kAcc; g += 4) q.x[st][g / 4] = qq_run_load(buf, a, key_of(st, g, 0));
   }
+  // The QQ-bias range check of a KV tile as bits (kQQBitsOf): key offset k
+  // takes a bias when 0 <= jl + k < w, so k from -jl, below w - jl, both
+  // clamped to [0, 64]. In the 4-wave tiles in 32-bit arithmetic (w < 2^31
+  // and jl > -2^31, so w - jl as unsigned is exact where jl < w): through
+  // int64_t their boundary loops took 4-13 cycles more (llvm-mca: generic
+  // 16-bit d80 1410 -> 1398, fp8 KV d128 1477 -> 1473, fp8 KV d64 1286 ->
+  // 1273). The one-wave tiles keep int64_t (the 3D fp8 KV d80 tile's
+  // interior loop 809 -> 878 cycles with the 32-bit form).
+  UATTN_INLINE static KeyBits qq_in_bits(const QQAt& a) {
+    int lo, hi;
+    if constexpr (WAVES > 1) {
+      const uint32_t wd = a.w - (uint32_t)a.jl;
+      lo = a.jl >= 0 ? 0 : (a.jl < -64 ? 64 : -a.jl);
+      hi = a.jl >= (int)a.w ? 0 : (wd > 64u ? 64 : (int)wd);
+    } else {
+      const int64_t l = -(int64_t)a.jl, h = (int64_t)a.w - a.jl;
+      lo = l < 0 ? 0 : (l > 64 ? 64 : (int)l);
+      hi = h < 0 ? 0 : (h > 64 ? 64 : (int)h);
+    }
+    return KeyBits(lo, hi);
+  }
   template <bool kBits>
   UATTN_INLINE static void qq_select(const Ctx& c, int k0, const QQRaw& q, float (&qb)[kST][kAcc]) {
     const QQAt a = qq_at(c, k0, qq_width(*c.p));
     if constexpr (kBits) {
-      const int64_t lo = -(int64_t)a.jl, hi = (int64_t)a.w - a.jl;  // 0 <= jl + k < w
-      const KeyBits in_bits(lo < 0 ? 0 : (lo > 64 ? 64 : (int)lo), hi < 0 ? 0 : (hi > 64 ? 64 : (int)hi));
+      const KeyBits in_bits = qq_in_bits(a);
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
@@ -888,18 +917,47 @@ struct AttnBodyMfma {
         key_slot<kMasked>(c, k0 + key_row(st, c.qcol), blk, slot);  // masked tiles: keys outside [kv_lo, kv_hi) are masked below
         kb[st] = blk * p.k_stride_block + (int64_t)slot * p.k_stride_slot + (int64_t)c.kvh * p.k_stride_head + 8 * c.part;
       }
-      // Head split: this wave's kKK / kHS head steps.
+      // Head split: this wave's kKK / kHS head steps. Step kw is head step
+      // kk = step_kk(kw); its lanes read dims step_dim(kk) + 8 part, where
+      // the padded last step (kKTail) has the lanes past the head read 16
+      // dims back.
+      const auto step_kk = [&](int kw) { return kHSplit ? c.wave * (kKK / kHS) + kw : kw; };
+      const auto step_pad = [&](int kk) { return kKTail && kk == kKK - 1 && kKD * kk + 8 * c.part >= HEAD; };
+      const auto step_dim = [&](int kk) { return kKD * kk - (step_pad(kk) ? 16 : 0); };
+      // kKAhead: the boundary loops of the fp8 KV K-direct tiles (full rows)
+      // issue every K and Q fragment load of the tile before the first MFMA,
+      // as their interior loops do; left to the scheduler, their masked
+      // (clamped) K addresses made it wait for each step's loads in turn.
+      // llvm-mca, boundary / interior loop (docs/performance.md, "Boundary
+      // tiles"): the generic fp8 KV d256 head-split tile 1637 / 1141 ->
+      // 1327 / 1141 cycles, the 3D one-wave d96 tile 1231 -> 1158. Not the
+      // other one-wave fp8 KV tiles (d80, d128: within 3 cycles; d112: 2
+      // VGPRs spilled; d192: registers spilled), nor 16-bit K (the d112
+      // tiles of a fixed block size 628 -> 719).
+      constexpr bool kKAhead = kMasked && kAligned && kFp8 && (kHSplit || HEAD == 96);
+      Raw kr[kKAhead ? kKK / kHS : 1][kST];
+      dl::vec<CT, 8> qr[kKAhead ? kKK / kHS : 1];
+      if constexpr (kKAhead) {
+        UATTN_UNROLL
+        for (int kw = 0; kw < kKK / kHS; ++kw) {
+          const int kd = step_dim(step_kk(kw));
+          UATTN_UNROLL
+          for (int st = 0; st < kST; ++st) kr[kw][st] = load_chunk<kAligned>(kc, kb[st] + kd);
+          qr[kw] = dl::ldg<8>(c.qrow + kd + 8 * c.part);
+        }
+      }
       UATTN_UNROLL
       for (int kw = 0; kw < kKK / kHS; ++kw) {
-        const int kk = kHSplit ? c.wave * (kKK / kHS) + kw : kw;
+        const int kk = step_kk(kw);
         dl::vec<CT, 8> kf[kST];
-        // The padded last step (kKTail): lanes past the head read 16 dims back.
-        const bool pad = kKTail && kk == kKK - 1 && kKD * kk + 8 * c.part >= HEAD;
-        const int kd = kKD * kk - (pad ? 16 : 0);
+        const bool pad = step_pad(kk);
+        const int kd = step_dim(kk);
         UATTN_UNROLL
-        for (int st = 0; st < kST; ++st) kf[st] = widen(load_chunk<kAligned>(kc, kb[st] + kd));
+        for (int st = 0; st < kST; ++st) kf[st] = widen(kKAhead ? kr[kKAhead ? kw : 0][st] : load_chunk<kAligned>(kc, kb[st] + kd));
         dl::vec<CT, 8> qf;
-        if constexpr (kAligned) {
+        if constexpr (kKAhead) {
+          qf = qr[kKAhead ? kw : 0];
+        } else if constexpr (kAligned) {
           qf = dl::ldg<8>(c.qrow + kd + 8 * c.part);
         } else {
           UATTN_UNROLL
@@ -1039,6 +1097,8 @@ struct AttnBodyMfma {
       // tile still took this loop; it takes the raw one now, kAlibiRaw).
       constexpr int kQG = kQQM || !((kPrefetch && WAVES == 1) || (kAnyBlock && WAVES > 1)) ? kAcc : 1;
       [[maybe_unused]] float qbt[kST][kAcc];  // kQQAll: the biases of every score tile
+      constexpr bool kQQTileBits = kQQM && !kQQAll && kQQBitsOf<kAligned>;  // qq_bias<true>: the bits once per tile
+      [[maybe_unused]] const KeyBits qin = kQQTileBits ? qq_in_bits(qq_at(c, k0, qq_width(p))) : KeyBits(0, 0);
       if constexpr (kQQM && kQQAll) {
         if (kQQAhead && qpre != nullptr) {
           qq_select<kQQBitsOf<kAligned>>(c, k0, *qpre, qbt);
@@ -1057,7 +1117,7 @@ struct AttnBodyMfma {
           float qb[kQG];
           if constexpr (kQQM && !kQQAll) {
             dl::sched_barrier();
-            qq_bias(c, k0, st, qb);
+            qq_bias<kQQTileBits>(c, k0, st, qb, qin);
             dl::sched_barrier();
           }
           UATTN_UNROLL
