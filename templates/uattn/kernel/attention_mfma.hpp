@@ -236,8 +236,8 @@ struct AttnBodyMfma {
   // d80 1521 / 1522 -> 1424 / 1422 cycles, fp8 KV d80 1445 -> 1428), the
   // generic 4-wave fp8 KV d112 full-row loop (1620 -> 1514) and the generic
   // 16-bit d64 4-wave tile, which loads one score tile's runs at a time
-  // (qq_bias<true>, the bits built once per KV tile: 1388 / 1360 -> 1349 /
-  // 1353); not the fp8 KV element-load loops (d80 1487 -> 2065, d112 1664 ->
+  // (qq_bias<true>, the bits built once per KV tile: 1388 / 1360 -> 1351 /
+  // 1351); not the fp8 KV element-load loops (d80 1487 -> 2065, d112 1664 ->
   // 2150).
   template <bool kAligned>
   static constexpr bool kQQBitsOf =
@@ -683,7 +683,8 @@ struct AttnBodyMfma {
   //   wait after each). The generic f16 / bf16 d64 4-wave tile took its runs in
   //   two halves until its ALiBi distance took fewer registers (kAlibiBase):
   //   at once they had taken it from 167 to 170 VGPRs (occupancy 3 -> 2); now
-  //   167 at occupancy 3, its boundary loops 1537 / 1539 -> 1388 / 1360 cycles.
+  //   167 at occupancy 3, its boundary loops 1537 / 1539 -> 1388 / 1360 cycles
+  //   (1351 / 1351 with the range check as bits, kQQBitsOf).
   // - One load per score (global_load_dword at its column; a key outside the
   //   row reads column 0 of its row, without the tensor the word
   //   cu_seqlens_q[0], and takes 0): the 4-wave tiles of a fixed block size
@@ -837,7 +838,7 @@ struct AttnBodyMfma {
   }
   // The QQ-bias range check of a KV tile as bits (kQQBitsOf): key offset k
   // takes a bias when 0 <= jl + k < w, so k from -jl, below w - jl, both
-  // clamped to [0, 64]. In the 4-wave tiles in 32-bit arithmetic (w < 2^31
+  // clamped to [0, 64]. In the multi-wave tiles in 32-bit arithmetic (w < 2^31
   // and jl > -2^31, so w - jl as unsigned is exact where jl < w): through
   // int64_t their boundary loops took 4-13 cycles more (llvm-mca: generic
   // 16-bit d80 1410 -> 1398, fp8 KV d128 1477 -> 1473, fp8 KV d64 1286 ->
@@ -925,15 +926,16 @@ struct AttnBodyMfma {
       const auto step_pad = [&](int kk) { return kKTail && kk == kKK - 1 && kKD * kk + 8 * c.part >= HEAD; };
       const auto step_dim = [&](int kk) { return kKD * kk - (step_pad(kk) ? 16 : 0); };
       // kKAhead: the boundary loops of the fp8 KV K-direct tiles (full rows)
-      // issue every K and Q fragment load of the tile before the first MFMA,
-      // as their interior loops do; left to the scheduler, their masked
-      // (clamped) K addresses made it wait for each step's loads in turn.
-      // llvm-mca, boundary / interior loop (docs/performance.md, "Boundary
-      // tiles"): the generic fp8 KV d256 head-split tile 1637 / 1141 ->
-      // 1327 / 1141 cycles, the 3D one-wave d96 tile 1231 -> 1158. Not the
-      // other one-wave fp8 KV tiles (d80, d128: within 3 cycles; d112: 2
-      // VGPRs spilled; d192: registers spilled), nor 16-bit K (the d112
-      // tiles of a fixed block size 628 -> 719).
+      // issue every K and Q fragment load of the wave's head steps before the
+      // first MFMA, as their interior loops do; left to the scheduler, their
+      // masked (clamped) K addresses made it wait for each step's loads in
+      // turn. llvm-mca, boundary / interior loop (docs/performance.md,
+      // "Boundary tiles"): the generic fp8 KV d256 head-split tile 1637 / 1141
+      // -> 1327 / 1141 cycles, the 3D one-wave d96 tile 1231 -> 1158 (the 2D
+      // one's code the same up to register numbers). Not the other one-wave fp8
+      // KV tiles (d80, d128: within 3 cycles; d112: 2 VGPRs spilled; d192:
+      // registers spilled), nor 16-bit K (the d112 tiles of a fixed block size
+      // 628 -> 719).
       constexpr bool kKAhead = kMasked && kAligned && kFp8 && (kHSplit || HEAD == 96);
       Raw kr[kKAhead ? kKK / kHS : 1][kST];
       dl::vec<CT, 8> qr[kKAhead ? kKK / kHS : 1];
