@@ -70,23 +70,22 @@ constexpr int kHead = 64, kBlock = 16;
 constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d64_b16_plain_m32n32w1_tile;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatWindow, kTile>;
 static_assert(K::kQW == 32, "FAULT_ROWS32 needs a 32-row tile");
-#elif defined(FAULT_HSPLIT)
+#elif defined(FAULT_HSPLIT) || defined(FAULT_HSPLIT8)
 // gfx950's generic d256 tile: 16 rows, 2 waves that split the head
-// (attention_mfma.hpp kHSplit).
+// (attention_mfma.hpp kHSplit). HSPLIT8: the same tile with fp8 KV, whose
+// boundary tiles issue their K / Q fragment loads ahead of their MFMAs
+// (kKAhead).
 constexpr int kHead = 256, kBlock = 13;
-constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d256_bany_all_m16n32w2_tile;
-constexpr int kBlockM = kTile.block_m;
-using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, 0, kFeatAll, kTile>;
-static_assert(K::kHSplit, "FAULT_HSPLIT needs the head-split tile");
-#elif defined(FAULT_HSPLIT8)
-// gfx950's generic d256 tile with fp8 KV: 16 rows, 2 waves that split the head;
-// a boundary tile issues its K / Q fragment loads ahead of its MFMAs
-// (attention_mfma.hpp kKAhead).
-constexpr int kHead = 256, kBlock = 13;
+#if defined(FAULT_HSPLIT8)
+using KV = dl::fp8e4m3;
 constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_fp8_d256_bany_all_m16n32w2_tile;
+#else
+using KV = dl::f16;
+constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d256_bany_all_m16n32w2_tile;
+#endif
 constexpr int kBlockM = kTile.block_m;
-using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::fp8e4m3, kHead, 0, kFeatAll, kTile>;
-static_assert(K::kHSplit, "FAULT_HSPLIT8 needs the head-split tile");
+using K = AttnKernel<kArch, Path::k2D, dl::f16, KV, kHead, 0, kFeatAll, kTile>;
+static_assert(K::kHSplit, "FAULT_HSPLIT / FAULT_HSPLIT8 need the head-split tile");
 #elif defined(FAULT_VSLICE)
 // gfx950's generic one-wave tile at d192: 16 rows, K read from memory, V^T
 // staged in two halves of the head (attention_mfma.hpp kVS).
