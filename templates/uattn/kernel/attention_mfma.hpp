@@ -1171,14 +1171,33 @@ struct AttnBodyMfma {
     // the row sum in two halves (v_pk_add_f32). Not in the generic instance
     // (its one-wave tiles sit at 128 VGPRs: in pairs the fp8 KV d192 one
     // spilled).
+    // kSubPairs: the logits already in log2 units (softcap, ALiBi or QQ-bias
+    // applied) less m in pairs too, as x * 1 - m (v_pk_fma_f32; the same
+    // rounding as x - m), and in the generic tiles' boundary loops both forms
+    // in pairs (the row sum in halves). llvm-mca, boundary / interior loops
+    // (docs/performance.md, "Boundary tiles"): the 4-wave d128 ALiBi tile
+    // 803 / 631 -> 681 / 566 cycles, the d256 window + softcap tile 1220 / 987
+    // -> 1217 / 983; in the generic 4-wave d128 / d80 tiles' boundary loops
+    // only (16-bit d128 1454 -> 1389, fp8 KV d128 1473 -> 1451, 16-bit d80
+    // 1398 -> 1367; their loops without softcap 794 -> 778, 741 -> 720). Not
+    // the QQ-bias tiles (128 x 64 905 -> 918, 32 x 32 777 -> 918: at 256
+    // VGPRs), the d128 window + softcap tiles (interior loops 699 -> 709 /
+    // 719), the generic tiles' interior loops (d128 1132 -> 1064, its
+    // boundary loop then 1.31x it) nor their other head sizes (d96 spilled
+    // 6-7 VGPRs, d64 took 167 -> 183 VGPR+AGPR: occupancy 3 -> 2, d112 and
+    // fp8 KV d80 / d112 element-load loops 1681 -> 2098 or worse).
+    constexpr bool kSubPairs = kAnyBlock ? (kMasked && WAVES > 1 && (HEAD == 128 || (HEAD == 80 && !kFp8)))
+                                         : !kQQ && !(kCap && HEAD == 128);
     float sum2[2] = {0.0f, 0.0f};
-    if constexpr (!kAnyBlock) {
+    if constexpr (!kAnyBlock || kSubPairs) {
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
         for (int r = 0; r < kAcc; r += 2) {
           if (raw) {
             dl::fma2(sc[st][r], sc[st][r + 1], c.qk_log2, -m_use);
+          } else if constexpr (kSubPairs) {
+            dl::fma2(sc[st][r], sc[st][r + 1], 1.0f, -m_use);
           } else {
             sc[st][r] -= m_use;
             sc[st][r + 1] -= m_use;
