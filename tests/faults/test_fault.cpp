@@ -7,6 +7,7 @@
 //   FAULT_EXPECT_NAN       an output element is never written (poisoned NaN survives)
 //   FAULT_EXPECT_DEATH     an out-of-bounds access stops the process naming the kernel
 //   FAULT_EXPECT_MISALIGNED a vector access the problem's layout does not allow fails the launch
+//   FAULT_EXPECT_CONTROL   no mutation (the tile variant's control): the launch succeeds and matches
 //                          (the problem then has odd row strides)
 #include <gtest/gtest.h>
 
@@ -108,15 +109,24 @@ TEST(Fault, FAULT_TEST_NAME) {
   // An instruction the emulator does not implement stops the launch before the
   // broken code runs: no catch (a fault kernel compiled with scratch spills).
   EXPECT_EQ(o.launch.error.find("is not implemented"), std::string::npos) << o.launch.error;
-#if defined(FAULT_ISA_BENIGN)
+#if defined(FAULT_ISA_BENIGN) || defined(FAULT_EXPECT_CONTROL)
   // A fault of the source-level contract that this code object does not exhibit
-  // (tests/faults/CMakeLists.txt, ISA_BENIGN): it runs and matches.
+  // (tests/faults/CMakeLists.txt, ISA_BENIGN), or a control: it runs and matches.
   EXPECT_TRUE(o.launch.ok) << o.launch.error;
   EXPECT_TRUE(o.cmp.ok) << o.cmp.first_failure;
 #else
   EXPECT_TRUE(!o.launch.ok || !o.cmp.ok) << "the broken kernel ran and matched the reference at the ISA level";
 #if defined(FAULT_EXPECT_RACE)
   EXPECT_NE(o.launch.error.find("race"), std::string::npos) << o.launch.error;
+#elif defined(FAULT_EXPECT_MISMATCH) || defined(FAULT_EXPECT_NAN)
+  // A fault of the values only: the launch must run (a refused launch would
+  // hide whether the broken values are caught).
+  EXPECT_TRUE(o.launch.ok) << o.launch.error;
+#if defined(FAULT_EXPECT_NAN)
+  EXPECT_GT(o.cmp.nan_count, 0u);
+#endif
+#elif defined(FAULT_EXPECT_DEATH)
+  EXPECT_FALSE(o.launch.ok);
 #endif
 #endif
 #elif defined(FAULT_EXPECT_DEATH)
@@ -139,6 +149,9 @@ TEST(Fault, FAULT_TEST_NAME) {
   ASSERT_TRUE(o.launch.ok) << o.launch.error;
   EXPECT_FALSE(o.cmp.ok);
   EXPECT_GT(o.cmp.nan_count, 0u);
+#elif defined(FAULT_EXPECT_CONTROL)
+  ASSERT_TRUE(o.launch.ok) << o.launch.error;
+  EXPECT_TRUE(o.cmp.ok) << o.cmp.first_failure;
 #else
 #error "FAULT_EXPECT_* not set"
 #endif

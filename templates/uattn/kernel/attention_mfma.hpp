@@ -1168,24 +1168,28 @@ struct AttnBodyMfma {
     }
     const float m_use = (kMasked && s.m_i == kNegInf) ? 0.0f : s.m_i;
     // x = s * qk_log2 - m in pairs (v_pk_fma_f32), then the exponentials;
-    // the row sum in two halves (v_pk_add_f32). Not in the generic instance
-    // (its one-wave tiles sit at 128 VGPRs: in pairs the fp8 KV d192 one
-    // spilled).
+    // the row sum in two halves (v_pk_add_f32). Not in the generic instance's
+    // one-wave tiles (at 128 VGPRs: in pairs the fp8 KV d192 one spilled); its
+    // 4-wave d128 / d80 tiles' boundary loops: kSubPairs.
     // kSubPairs: the logits already in log2 units (softcap, ALiBi or QQ-bias
-    // applied) less m in pairs too, as x * 1 - m (v_pk_fma_f32; the same
-    // rounding as x - m), and in the generic tiles' boundary loops both forms
-    // in pairs (the row sum in halves). llvm-mca, boundary / interior loops
-    // (docs/performance.md, "Boundary tiles"): the 4-wave d128 ALiBi tile
-    // 803 / 631 -> 681 / 566 cycles, the d256 window + softcap tile 1220 / 987
-    // -> 1217 / 983; in the generic 4-wave d128 / d80 tiles' boundary loops
-    // only (16-bit d128 1454 -> 1389, fp8 KV d128 1473 -> 1451, 16-bit d80
-    // 1398 -> 1367; their loops without softcap 794 -> 778, 741 -> 720). Not
-    // the QQ-bias tiles (128 x 64 905 -> 918, 32 x 32 777 -> 918: at 256
-    // VGPRs), the d128 window + softcap tiles (interior loops 699 -> 709 /
-    // 719), the generic tiles' interior loops (d128 1132 -> 1064, its
-    // boundary loop then 1.31x it) nor their other head sizes (d96 spilled
-    // 6-7 VGPRs, d64 took 167 -> 183 VGPR+AGPR: occupancy 3 -> 2, d112 and
-    // fp8 KV d80 / d112 element-load loops 1681 -> 2098 or worse).
+    // applied) less m in pairs too, as x * 1 - m (dl::fma2, which LLVM folds to
+    // one v_pk_add_f32 of -m: the rounding of x - m), and in the generic
+    // tiles' boundary loops both forms in pairs (the row sum in halves). The
+    // compiler then pairs the steps before it too (in the ALiBi tile the
+    // scaling, v_pk_mul_f32, and the ALiBi term, v_pk_add_f32 / v_pk_fma_f32).
+    // llvm-mca, boundary / interior loops (docs/performance.md, "Boundary
+    // tiles"): the 4-wave d128 ALiBi tile 803 / 631 -> 681 / 566 cycles, the
+    // d256 window + softcap tile 1220 / 987 -> 1217 / 983; in the generic
+    // 4-wave d128 / d80 tiles' boundary loops only (16-bit d128 1454 -> 1389,
+    // fp8 KV d128 1473 -> 1451, 16-bit d80 1398 -> 1367; their loops without
+    // softcap 794 -> 778, 788 -> 772, 741 -> 720). Not the QQ-bias tiles
+    // (128 x 64 905 -> 918, 32 x 32 777 -> 918: at 256 VGPRs), the d128
+    // window + softcap tiles (interior loops 699 -> 709 / 719), the generic
+    // tiles' interior loops (d128 1132 -> 1064, faster, but its boundary
+    // loop then 1.31x it) nor their other head sizes (d96 spilled 6-7 VGPRs,
+    // d64 took 167 -> 183 VGPR+AGPR: occupancy 3 -> 2; the first boundary
+    // loops of d112 1831 -> 2174, fp8 KV d80 1487 -> 1994, fp8 KV d112
+    // 1681 -> 2098).
     constexpr bool kSubPairs = kAnyBlock ? (kMasked && WAVES > 1 && (HEAD == 128 || (HEAD == 80 && !kFp8)))
                                          : !kQQ && !(kCap && HEAD == 128);
     float sum2[2] = {0.0f, 0.0f};
