@@ -7,8 +7,8 @@
 //   FAULT_EXPECT_NAN       an output element is never written (poisoned NaN survives)
 //   FAULT_EXPECT_DEATH     an out-of-bounds access stops the process naming the kernel
 //   FAULT_EXPECT_MISALIGNED a vector access the problem's layout does not allow fails the launch
-//   FAULT_EXPECT_CONTROL   no mutation (the tile variant's control): the launch succeeds and matches
 //                          (the problem then has odd row strides)
+//   FAULT_EXPECT_CONTROL   no mutation (the tile variant's control): the launch succeeds and matches
 #include <gtest/gtest.h>
 
 #include "engine.hpp"
