@@ -54,6 +54,19 @@ constexpr int kHead = 128, kBlock = 16;
 constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d128_b16_alibi_m128n64w4_tile;
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatAlibi, kTile>;
 static_assert(K::kThreads / K::kWave == 4, "FAULT_ALIBI needs the 4-wave ALiBi tile");
+#elif defined(FAULT_QQB) || defined(FAULT_QQB1)
+// gfx950's QQ-bias tiles of a fixed block size (2D d128, block size 16):
+// QQB the 4-wave 128 x 64 tile (the bias in raw units, attention_mfma.hpp
+// kQQRaw, its first score tile's runs loaded before the S MFMAs, kQQEarly),
+// QQB1 the one-wave 32 x 32 tile (its runs loaded before the S MFMAs). The
+// problem has a QQ-bias tensor, no window.
+constexpr int kHead = 128, kBlock = 16;
+#if defined(FAULT_QQB)
+constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d128_b16_qqb_m128n64w4_tile;
+#else
+constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d128_b16_qqb_m32n32w1_tile;
+#endif
+using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatQQBias, kTile>;
 #elif defined(FAULT_GEN4W)
 // gfx950's generic 4-wave d128 tile (128 x 64, any block size, every feature):
 // the window mask as one unsigned compare per score (attention_mfma.hpp

@@ -48,6 +48,9 @@ Outcome run_once() {
 #if defined(FAULT_ALIBI)
   s.window = 0;  // the ALiBi tile has no window
   s.alibi = true;
+#elif defined(FAULT_QQB) || defined(FAULT_QQB1)
+  s.window = 0;  // the QQ-bias tiles have no window
+  s.qq_bias = true;
 #elif defined(FAULT_GEN4W)
   s.softcap = 30.0f;  // the generic tile's every-feature loop (the window compare beside softcap)
 #elif defined(FAULT_HSPLIT8)

@@ -363,6 +363,7 @@ struct AttnBodyMfma {
     float cap_b, cap_c, cap_e;  // softcap_tanh constants of the log2-domain logit (common.hpp; 0 when softcap is off)
     float slope_log2;         // ALiBi slope * log2(e) (0 without ALiBi)
     float slope_raw;          // kAlibiRaw: ALiBi slope / qk, the bias in units of the raw dot product
+    float qq_raw;             // kQQRaw: log2(e) / qk_log2 = 1 / qk, the QQ-bias in units of the raw dot product
     const int32_t* bt;
     const QT* qrow;           // this lane's Q row (a valid row of the workgroup for a spare lane)
     int bs;
@@ -827,12 +828,14 @@ struct AttnBodyMfma {
   struct QQRaw {
     dl::vec<uint32_t, 4> x[kST][kAcc / 4];  // run g / 4 of score tile st
   };
+  // The runs of score tiles S0 .. S1 - 1 (kQQEarly: the first one apart).
+  template <int S0 = 0, int S1 = kST>
   UATTN_INLINE static void qq_load(const Ctx& c, int k0, QQRaw& q) {
     const uint32_t w = qq_width(*c.p);
     const dl::BufRes buf = qq_buf(*c.p, w);
     const QQAt a = qq_at(c, k0, w);
     UATTN_UNROLL
-    for (int st = 0; st < kST; ++st)
+    for (int st = S0; st < S1; ++st)
       UATTN_UNROLL
       for (int g = 0; g < kAcc; g += 4) q.x[st][g / 4] = qq_run_load(buf, a, key_of(st, g, 0));
   }
@@ -899,6 +902,22 @@ struct AttnBodyMfma {
       if (__builtin_expect(!c.wave_rows, 0)) return;
     }
 
+    // kQQEarly (the QQ-bias tiles of a fixed block size that load a score
+    // tile's runs at once: the 4-wave tiles of kQQAll, the one-wave tiles of
+    // one score tile): a masked tile issues the runs of its first score tile
+    // before the S MFMAs, which then cover their trip to memory; the 4-wave
+    // tile's other score tile is loaded after the MFMAs, as before (with both
+    // early, 3 VGPRs spilled). llvm-mca, boundary loops (docs/performance.md,
+    // "Boundary tiles"): the d128 128 x 64 tile 905 -> 883 cycles (with
+    // kQQRaw; early alone 906, a VGPR spilled), the d128 32 x 32 tile 777 ->
+    // 747 (without kQQRaw: with it 921).
+    constexpr bool kQQEarly = kMasked && kQQ && !kAnyBlock && !kQQAhead && kQQRuns &&
+                              ((WAVES > 1 && kQQAll) || (WAVES == 1 && kST == 1));
+    [[maybe_unused]] QQRaw qq_early;
+    if constexpr (kQQEarly) {
+      qq_load<0, 1>(c, k0, qq_early);
+      dl::sched_barrier();
+    }
     // S^T = K Q^T
     float sc[kST][kAcc];
     dl::vec<float, kAcc> a[kST];
@@ -1076,7 +1095,40 @@ struct AttnBodyMfma {
     // cycles, 3D d128 756 / 723 -> 706 / 675). Not in the 4-wave ALiBi tile
     // (its interior loop 653 -> 687, a VGPR spilled).
     constexpr bool kAlibiRaw = kAlibi && !kAnyBlock && WAVES == 1;
-    const bool raw = !kCap && (!kAlibi || kAlibiRaw) && !(kMasked && kQQ);
+    // QQ-bias joins them in the 4-wave tiles of a fixed block size (kQQRaw):
+    // the bias in raw units, s + qq / qk (c.qq_raw = 1 / qk), one FMA per
+    // score, where the log2-unit form took a multiply, an FMA and a
+    // subtraction; the scaling and the maximum then in pairs (v_pk_fma_f32)
+    // as in the plain tiles. In the d128 128 x 64 tile with kQQEarly: 905 ->
+    // 883 llvm-mca cycles (VALU 462 -> 399). Not the one-wave 32 x 32 tile
+    // (777 -> 921).
+    constexpr bool kQQRaw = kQQ && !kAnyBlock && WAVES > 1 && kQQAll;
+    const bool raw = !kCap && (!kAlibi || kAlibiRaw) && (!(kMasked && kQQ) || kQQRaw);
+    // Masked tiles add the QQ-bias (qq_bias): in qbt where a score tile's runs
+    // are loaded at once (kQQSel), else per score tile below (qq_bias).
+    constexpr bool kQQM = kMasked && kQQ;
+    constexpr bool kQQSel = kQQAll || kQQEarly;
+    [[maybe_unused]] float qbt[kST][kAcc];  // kQQSel: the biases of every score tile
+    constexpr bool kQQTileBits = kQQM && !kQQSel && kQQBitsOf<kAligned>;  // qq_bias<true>: the bits once per tile
+    [[maybe_unused]] const KeyBits qin = kQQTileBits ? qq_in_bits(qq_at(c, k0, qq_width(p))) : KeyBits(0, 0);
+    if constexpr (kQQM && kQQSel) {
+      if (kQQAhead && qpre != nullptr) {
+        qq_select<kQQBitsOf<kAligned>>(c, k0, *qpre, qbt);
+      } else if constexpr (kQQEarly) {
+        if constexpr (kST > 1) {
+          dl::sched_barrier();
+          qq_load<1, kST>(c, k0, qq_early);
+          dl::sched_barrier();
+        }
+        qq_select<kQQBitsOf<kAligned>>(c, k0, qq_early, qbt);
+      } else {
+        QQRaw q;
+        dl::sched_barrier();
+        qq_load(c, k0, q);
+        dl::sched_barrier();
+        qq_select<kQQBitsOf<kAligned>>(c, k0, q, qbt);
+      }
+    }
     if (raw) {
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
@@ -1084,13 +1136,12 @@ struct AttnBodyMfma {
         for (int r = 0; r < kAcc; ++r) {
           if constexpr (kAlibiRaw)
             sc[st][r] = __builtin_fmaf(c.slope_raw, alibi_j0 + (float)key_of(st, r, 0), sc[st][r]);
+          if constexpr (kQQM && kQQRaw) sc[st][r] = __builtin_fmaf(qbt[st][r], c.qq_raw, sc[st][r]);
           if constexpr (kMasked) sc[st][r] = mask_at(st, r, sc[st][r]);
           mx = vmax(mx, sc[st][r]);
         }
       mx *= c.qk_log2;
     } else {
-      // Masked tiles add the QQ-bias (qq_bias).
-      constexpr bool kQQM = kMasked && kQQ;
       // Scores in groups of kQG per score tile: all kAcc where the QQ-bias is
       // loaded (qq_bias fills a score tile at once); elsewhere the grouping only
       // shapes the code, kept as the tiles had it (one by one in the lone-wave
@@ -1098,26 +1149,12 @@ struct AttnBodyMfma {
       // VGPRs moved 154 -> 152 and others' loops by a cycle, measured when that
       // tile still took this loop; it takes the raw one now, kAlibiRaw).
       constexpr int kQG = kQQM || !((kPrefetch && WAVES == 1) || (kAnyBlock && WAVES > 1)) ? kAcc : 1;
-      [[maybe_unused]] float qbt[kST][kAcc];  // kQQAll: the biases of every score tile
-      constexpr bool kQQTileBits = kQQM && !kQQAll && kQQBitsOf<kAligned>;  // qq_bias<true>: the bits once per tile
-      [[maybe_unused]] const KeyBits qin = kQQTileBits ? qq_in_bits(qq_at(c, k0, qq_width(p))) : KeyBits(0, 0);
-      if constexpr (kQQM && kQQAll) {
-        if (kQQAhead && qpre != nullptr) {
-          qq_select<kQQBitsOf<kAligned>>(c, k0, *qpre, qbt);
-        } else {
-          QQRaw q;
-          dl::sched_barrier();
-          qq_load(c, k0, q);
-          dl::sched_barrier();
-          qq_select<kQQBitsOf<kAligned>>(c, k0, q, qbt);
-        }
-      }
       UATTN_UNROLL
       for (int st = 0; st < kST; ++st)
         UATTN_UNROLL
         for (int r0 = 0; r0 < kAcc; r0 += kQG) {
           float qb[kQG];
-          if constexpr (kQQM && !kQQAll) {
+          if constexpr (kQQM && !kQQSel) {
             dl::sched_barrier();
             qq_bias<kQQTileBits>(c, k0, st, qb, qin);
             dl::sched_barrier();
@@ -1132,7 +1169,7 @@ struct AttnBodyMfma {
             if constexpr (kAlibiBase) v = __builtin_fmaf(c.slope_log2, alibi_j0 + (float)key_of(st, r, 0), v);
             else if constexpr (kAlibi) v += c.slope_log2 * (float)(k0 + key_of(st, r, c.part) - c.w.ctx);
             if constexpr (kMasked) {
-              if constexpr (kQQM) v = __builtin_fmaf(kQQAll ? qbt[st][r] : qb[r - r0], kLog2e, v);
+              if constexpr (kQQM) v = __builtin_fmaf(kQQSel ? qbt[st][r] : qb[r - r0], kLog2e, v);
               v = mask_at(st, r, v);
             }
             sc[st][r] = v;
@@ -1582,6 +1619,7 @@ struct AttnBodyMfma {
       if (p.alibi_slopes != nullptr) c.slope_log2 = p.alibi_slopes[c.head] * kLog2e;
       c.slope_raw = c.slope_log2 / c.qk_log2;  // qk_log2 > 0 (dispatch/src/validate.cpp, rule_scalars)
     }
+    if constexpr (kQQ) c.qq_raw = 1.0f / c.qk;  // qk > 0 (rule_scalars)
     c.bt = p.block_table + (int64_t)c.w.sq * p.block_table_stride;
     c.bs = BLOCK > 0 ? BLOCK : p.block_size;
     c.bdiv = FastDiv((uint32_t)c.bs);
