@@ -242,6 +242,24 @@ std::string rule_scalars(const AttentionArgs& a) {
   return "";
 }
 
+// The logit scale the kernels compute, qk = softmax_scale * k_scale in fp32
+// (k_scale is 1 without an fp8 cache), scaled by log2(e) for exp2
+// (attention_mfma.hpp / attention_dot2.hpp, qk_log2) and divided into the
+// ALiBi and QQ-bias terms of the raw-unit tiles (attention_mfma.hpp,
+// kAlibiRaw / kQQRaw: slope / qk, 1 / qk): each factor alone can be a finite
+// value > 0 (rule_scalars) while their product underflows below the smallest
+// normal fp32 value (1 / qk then overflows to inf, and 0 x inf is NaN) or
+// overflows with log2(e). Accepted: FLT_MIN <= qk <= FLT_MAX / log2(e).
+std::string rule_logit_scale(const AttentionArgs& a) {
+  const float qk = a.softmax_scale * a.k_scale;  // as the kernels compute it
+  const float hi = std::numeric_limits<float>::max() / 1.4426950408889634f;
+  if (!(qk >= std::numeric_limits<float>::min() && qk <= hi))
+    return msg("softmax_scale * k_scale = ", a.softmax_scale, " * ", a.k_scale, " = ", qk,
+               "; expected a logit scale from ", std::numeric_limits<float>::min(), " to ", hi,
+               " (a normal fp32 value whose reciprocal and log2(e) multiple are finite)");
+  return "";
+}
+
 // qq_bias is [max_seqlen_q, width] with row stride = width = qq_bias_stride;
 // SPEC.md s.1 step 5 adds qq_bias[p, j - context_len] only where
 // 0 <= j - context_len < width, so any width >= 1 is defined, narrower than
@@ -329,7 +347,7 @@ using Rule = std::string (*)(const AttentionArgs&);
 // ranks (and so the shape indices) checked by earlier ones.
 constexpr Rule kRules[] = {rule_dtypes, rule_ranks,      rule_dims,     rule_head_sizes, rule_same_shapes,
                            rule_gqa,    rule_contiguous, rule_sizes,    rule_pointers, rule_layouts,    rule_batch,
-                           rule_scalars, rule_qq_bias};
+                           rule_scalars, rule_logit_scale, rule_qq_bias};
 
 Status invalid(std::string m) { return Status{kInvalidArgument, std::move(m)}; }
 

@@ -67,6 +67,11 @@ constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d128_b16_qqb_m128n64
 constexpr const TileConfig& kTile = uattn_gfx950_2d_f16_f16_d128_b16_qqb_m32n32w1_tile;
 #endif
 using K = AttnKernel<kArch, Path::k2D, dl::f16, dl::f16, kHead, kBlock, kFeatQQBias, kTile>;
+#if defined(FAULT_QQB)
+static_assert(K::kQQAll && !K::kQQAhead && K::kST == 2, "FAULT_QQB needs the 4-wave QQ-bias tile of two score tiles (kQQEarly, kQQRaw)");
+#else
+static_assert(!K::kQQAll && !K::kQQAhead && K::kST == 1, "FAULT_QQB1 needs the one-wave QQ-bias tile of one score tile (kQQEarly)");
+#endif
 #elif defined(FAULT_GEN4W)
 // gfx950's generic 4-wave d128 tile (128 x 64, any block size, every feature):
 // the window mask as one unsigned compare per score (attention_mfma.hpp

@@ -51,6 +51,11 @@ Outcome run_once() {
 #elif defined(FAULT_QQB) || defined(FAULT_QQB1)
   s.window = 0;  // the QQ-bias tiles have no window
   s.qq_bias = true;
+  // 40 queries after 60 context keys: the second KV tile's keys 64-99 (jj 4-39)
+  // take biases in both score tiles of the 4-wave tile; a row width of 64
+  // keeps a run read 32 or 64 keys off inside the tensor (qq_early_keys).
+  s.seqs = {{40, 100}, {1, 40}, {0, 3}};
+  s.qq_bias_stride = 64;
 #elif defined(FAULT_GEN4W)
   s.softcap = 30.0f;  // the generic tile's every-feature loop (the window compare beside softcap)
 #elif defined(FAULT_HSPLIT8)

@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,11 @@ void check_accepted(const AttentionArgs& a) {
   for (float s : {a.k_scale, a.v_scale}) {
     if (!(std::isfinite(s) && s > 0)) fail("accepted: kv scale");
     if (!fp8kv && s != 1.0f) fail("accepted: kv scale without fp8 cache");
+  }
+  {  // the library's bound on the kernels' logit scale qk (fp32 product; 1 / qk and qk * log2(e) finite)
+    const float qk = a.softmax_scale * a.k_scale;
+    if (!(qk >= std::numeric_limits<float>::min() && qk <= std::numeric_limits<float>::max() / 1.4426950408889634f))
+      fail("accepted: logit scale softmax_scale * k_scale");
   }
   if (!(std::isfinite(a.output_scale) && a.output_scale > 0)) fail("accepted: output_scale");
   if (!is_quantised_output_dtype(a.out.dtype) && a.output_scale != 1.0f) fail("accepted: output_scale without fp8");

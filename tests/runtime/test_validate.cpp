@@ -294,6 +294,23 @@ TEST(Validate, SoftmaxScale) {
   EXPECT_TRUE(Refused(validate(f.args), {"softmax_scale = nan"}));
 }
 
+// Each scale alone finite and > 0, their product (the kernels' logit scale qk)
+// outside [FLT_MIN, FLT_MAX / log2(e)]: 1 / qk or qk * log2(e) would not be finite.
+TEST(Validate, LogitScale) {
+  ArgsFixture f;
+  f.args.softmax_scale = 1e-39f;  // subnormal: > 0, finite
+  EXPECT_TRUE(Refused(validate(f.args), {"softmax_scale * k_scale", "expected a logit scale from"}));
+  f.args.softmax_scale = 3e38f;  // finite, but qk * log2(e) is not
+  EXPECT_TRUE(Refused(validate(f.args), {"softmax_scale * k_scale", "expected a logit scale from"}));
+  f.args.k_cache.dtype = f.args.v_cache.dtype = DType::fp8e4m3;
+  f.args.softmax_scale = 1e-20f;
+  f.args.k_scale = 1e-20f;  // both normal, their product is not
+  EXPECT_TRUE(Refused(validate(f.args), {"softmax_scale * k_scale", "1e-20"}));
+  f.args.softmax_scale = 0.125f;
+  f.args.k_scale = 0.01f;
+  EXPECT_TRUE(validate(f.args).ok()) << validate(f.args).message;
+}
+
 TEST(Validate, KvScales) {
   ArgsFixture f;
   f.args.k_cache.dtype = f.args.v_cache.dtype = DType::fp8e4m3;
@@ -526,11 +543,14 @@ const Boundary kBoundaries[] = {
     {"max_blocks_per_seq * block_size >= max_seqlen_k", [](ArgsFixture& f, bool past) {
        f.args.max_seqlen_k = past ? 8 * 16 + 1 : 8 * 16;
      }, "max_seqlen_k = 129"},
+    // softmax_scale's own bounds (> 0, finite); the accepted values are those of
+    // the logit scale's bounds below (k_scale = 1), which is stricter.
     {"softmax_scale > 0", [](ArgsFixture& f, bool past) {
-       f.args.softmax_scale = past ? 0.0f : std::numeric_limits<float>::denorm_min();
+       f.args.softmax_scale = past ? 0.0f : std::numeric_limits<float>::min();
      }, "softmax_scale = 0"},
     {"softmax_scale finite", [](ArgsFixture& f, bool past) {
-       f.args.softmax_scale = past ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::max();
+       f.args.softmax_scale =
+           past ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::max() / 1.4426950408889634f;
      }, "softmax_scale = inf"},
     {"window_left >= -1", [](ArgsFixture& f, bool past) { f.args.window_left = past ? -2 : -1; },
      "window_left = -2"},
@@ -543,6 +563,14 @@ const Boundary kBoundaries[] = {
     {"k_scale = 1 for f16 KV", [](ArgsFixture& f, bool past) {
        f.args.k_scale = past ? std::nextafter(1.0f, 2.0f) : 1.0f;
      }, "k_scale = 1"},
+    {"softmax_scale * k_scale >= FLT_MIN (1 / qk finite)", [](ArgsFixture& f, bool past) {
+       const float lo = std::numeric_limits<float>::min();
+       f.args.softmax_scale = past ? std::nextafter(lo, 0.0f) : lo;
+     }, "softmax_scale * k_scale"},
+    {"softmax_scale * k_scale <= FLT_MAX / log2(e) (qk * log2(e) finite)", [](ArgsFixture& f, bool past) {
+       const float hi = std::numeric_limits<float>::max() / 1.4426950408889634f;
+       f.args.softmax_scale = past ? std::nextafter(hi, 1e38f * 4.0f) : hi;
+     }, "softmax_scale * k_scale"},
     {"qq_bias width >= 1 (narrower than max_seqlen_q is defined)", [](ArgsFixture& f, bool past) {
        static const float bias[64] = {};
        f.args.qq_bias = bias;

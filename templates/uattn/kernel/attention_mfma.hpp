@@ -695,7 +695,9 @@ struct AttnBodyMfma {
   //   one-wave d192 tiles (runs spilled 2 VGPRs) and the generic 3D fp8 KV d96
   //   tile (runs took its interior loop 1001 -> 1076 cycles).
   // The 16-row tiles of the runs form and the 4-wave tiles of kQQ4W take every
-  // score tile's runs at once instead (kQQAll, below: qq_load, qq_select).
+  // score tile's runs at once instead (kQQAll, below: qq_load, qq_select), as
+  // do the one-wave tiles of a fixed block size with one score tile (the 32 x
+  // 32 tile: kQQEarly, compute).
   // Until then the one-wave tiles of a fixed block size and the generic 4-wave
   // tile loaded each bias under its own branch, one wait each, and the others
   // one load per score: boundary loops up to 4.1x their interior loop
@@ -902,15 +904,16 @@ struct AttnBodyMfma {
       if (__builtin_expect(!c.wave_rows, 0)) return;
     }
 
-    // kQQEarly (the QQ-bias tiles of a fixed block size that load a score
-    // tile's runs at once: the 4-wave tiles of kQQAll, the one-wave tiles of
-    // one score tile): a masked tile issues the runs of its first score tile
-    // before the S MFMAs, which then cover their trip to memory; the 4-wave
-    // tile's other score tile is loaded after the MFMAs, as before (with both
-    // early, 3 VGPRs spilled). llvm-mca, boundary loops (docs/performance.md,
-    // "Boundary tiles"): the d128 128 x 64 tile 905 -> 883 cycles (with
-    // kQQRaw; early alone 906, a VGPR spilled), the d128 32 x 32 tile 777 ->
-    // 747 (without kQQRaw: with it 921).
+    // kQQEarly (the QQ-bias tiles of a fixed block size whose runs are not
+    // loaded ahead of the staging, !kQQAhead, that is the prefetching ones:
+    // the 4-wave tiles of kQQAll, the one-wave tiles of one score tile): a
+    // masked tile issues the runs of its first score tile before the S MFMAs,
+    // which then cover their trip to memory; the 4-wave tile's other score
+    // tile is loaded after the MFMAs, as before (with both early, 3 VGPRs
+    // spilled). llvm-mca, boundary loops (docs/performance.md, "Boundary
+    // tiles"): the d128 128 x 64 tile 905 -> 883 cycles (with kQQRaw; early
+    // alone 906, a VGPR spilled), the d128 32 x 32 tile 777 -> 747 (in the
+    // log2 form: kQQRaw alone took it to 921).
     constexpr bool kQQEarly = kMasked && kQQ && !kAnyBlock && !kQQAhead && kQQRuns &&
                               ((WAVES > 1 && kQQAll) || (WAVES == 1 && kST == 1));
     [[maybe_unused]] QQRaw qq_early;
@@ -1095,14 +1098,16 @@ struct AttnBodyMfma {
     // cycles, 3D d128 756 / 723 -> 706 / 675). Not in the 4-wave ALiBi tile
     // (its interior loop 653 -> 687, a VGPR spilled).
     constexpr bool kAlibiRaw = kAlibi && !kAnyBlock && WAVES == 1;
-    // QQ-bias joins them in the 4-wave tiles of a fixed block size (kQQRaw):
-    // the bias in raw units, s + qq / qk (c.qq_raw = 1 / qk), one FMA per
+    // QQ-bias joins them in the multi-wave tiles of a fixed block size with
+    // kQQEarly (kQQRaw): the bias in raw units, s + qq / qk (c.qq_raw = 1 /
+    // qk, finite: dispatch/src/validate.cpp rule_logit_scale), one FMA per
     // score, where the log2-unit form took a multiply, an FMA and a
     // subtraction; the scaling and the maximum then in pairs (v_pk_fma_f32)
-    // as in the plain tiles. In the d128 128 x 64 tile with kQQEarly: 905 ->
-    // 883 llvm-mca cycles (VALU 462 -> 399). Not the one-wave 32 x 32 tile
-    // (777 -> 921).
-    constexpr bool kQQRaw = kQQ && !kAnyBlock && WAVES > 1 && kQQAll;
+    // as in the plain tiles. A bias beyond FLT_MAX * qk in magnitude becomes
+    // +-inf in raw units (the log2 form: beyond FLT_MAX / log2(e)). In the
+    // d128 128 x 64 tile: 905 -> 883 llvm-mca cycles with kQQEarly (VALU 462
+    // -> 399), 906 without it. Not the one-wave 32 x 32 tile (777 -> 921).
+    constexpr bool kQQRaw = kQQ && !kAnyBlock && WAVES > 1 && kQQAll && kQQEarly;
     const bool raw = !kCap && (!kAlibi || kAlibiRaw) && (!(kMasked && kQQ) || kQQRaw);
     // Masked tiles add the QQ-bias (qq_bias): in qbt where a score tile's runs
     // are loaded at once (kQQSel), else per score tile below (qq_bias).
@@ -1220,7 +1225,8 @@ struct AttnBodyMfma {
     // 4-wave d128 / d80 tiles' boundary loops only (16-bit d128 1454 -> 1389,
     // fp8 KV d128 1473 -> 1451, 16-bit d80 1398 -> 1367; their loops without
     // softcap 794 -> 778, 788 -> 772, 741 -> 720). Not the QQ-bias tiles
-    // (128 x 64 905 -> 918, 32 x 32 777 -> 918: at 256 VGPRs), the d128
+    // (128 x 64 905 -> 918, 32 x 32 777 -> 918: at 256 VGPRs; the 128 x 64
+    // one's masked tiles take the raw form now, kQQRaw), the d128
     // window + softcap tiles (interior loops 699 -> 709 / 719), the generic
     // tiles' interior loops (d128 1132 -> 1064, faster, but its boundary
     // loop then 1.31x it) nor their other head sizes (d96 spilled 6-7 VGPRs,
@@ -1617,9 +1623,9 @@ struct AttnBodyMfma {
     c.slope_log2 = 0.0f;
     if constexpr (kAlibi) {
       if (p.alibi_slopes != nullptr) c.slope_log2 = p.alibi_slopes[c.head] * kLog2e;
-      c.slope_raw = c.slope_log2 / c.qk_log2;  // qk_log2 > 0 (dispatch/src/validate.cpp, rule_scalars)
+      c.slope_raw = c.slope_log2 / c.qk_log2;  // qk_log2 > 0 (dispatch/src/validate.cpp, rule_scalars, rule_logit_scale)
     }
-    if constexpr (kQQ) c.qq_raw = 1.0f / c.qk;  // qk > 0 (rule_scalars)
+    if constexpr (kQQ) c.qq_raw = 1.0f / c.qk;  // qk >= FLT_MIN (rule_logit_scale): finite
     c.bt = p.block_table + (int64_t)c.w.sq * p.block_table_stride;
     c.bs = BLOCK > 0 ? BLOCK : p.block_size;
     c.bdiv = FastDiv((uint32_t)c.bs);
