@@ -1107,7 +1107,7 @@ struct AttnBodyMfma {
     // +-inf in raw units (the log2 form: beyond FLT_MAX / log2(e)). In the
     // d128 128 x 64 tile: 905 -> 883 llvm-mca cycles with kQQEarly (VALU 462
     // -> 399), 906 without it. Not the one-wave 32 x 32 tile (777 -> 921).
-    constexpr bool kQQRaw = kQQ && !kAnyBlock && WAVES > 1 && kQQAll && kQQEarly;
+    constexpr bool kQQRaw = kQQEarly && WAVES > 1;  // kQQEarly: masked, QQ-bias, a fixed block size, kQQAll above one wave
     const bool raw = !kCap && (!kAlibi || kAlibiRaw) && (!(kMasked && kQQ) || kQQRaw);
     // Masked tiles add the QQ-bias (qq_bias): in qbt where a score tile's runs
     // are loaded at once (kQQSel), else per score tile below (qq_bias).
@@ -1141,7 +1141,7 @@ struct AttnBodyMfma {
         for (int r = 0; r < kAcc; ++r) {
           if constexpr (kAlibiRaw)
             sc[st][r] = __builtin_fmaf(c.slope_raw, alibi_j0 + (float)key_of(st, r, 0), sc[st][r]);
-          if constexpr (kQQM && kQQRaw) sc[st][r] = __builtin_fmaf(qbt[st][r], c.qq_raw, sc[st][r]);
+          if constexpr (kQQRaw) sc[st][r] = __builtin_fmaf(qbt[st][r], c.qq_raw, sc[st][r]);
           if constexpr (kMasked) sc[st][r] = mask_at(st, r, sc[st][r]);
           mx = vmax(mx, sc[st][r]);
         }
